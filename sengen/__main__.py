@@ -1,0 +1,5 @@
+import sys
+
+from sengen.cli import main
+
+sys.exit(main())

@@ -1,0 +1,91 @@
+"""The ``sengen`` command line. A thin layer over the library API; exit codes are shared:
+0 ok, 1 bad input, 2 usage, 3 a component failed at run time, 4 internal error."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from sengen.diagnostics import Diagnostic, has_errors, render_json, render_text
+from sengen.errors import InputError, UsageError
+from sengen.loader import load
+from sengen.project import load_project
+from sengen.version import __version__
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 1
+EXIT_USAGE = 2
+EXIT_RUN_FAILED = 3
+EXIT_INTERNAL = 4
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sengen", description="The Sen object middleware.")
+    parser.add_argument("--version", action="version", version=f"sengen {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    check = commands.add_parser("check", help="check STL files and report diagnostics")
+    check.add_argument("paths", nargs="*", metavar="PATH", help="STL files or folders")
+    check.add_argument(
+        "-I",
+        dest="include_paths",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="an include path (searched in the order given)",
+    )
+    check.add_argument("--settings", metavar="FILE", help="a codegen settings file (JSON)")
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.set_defaults(handler=_check)
+    for sub in commands.choices.values():
+        sub.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    return parser
+
+
+def _emit(diagnostics: Sequence[Diagnostic], output_format: str) -> None:
+    if output_format == "json":
+        sys.stdout.write(render_json(diagnostics))
+    else:
+        sys.stderr.write(render_text(diagnostics))
+
+
+def _check(args: argparse.Namespace) -> int:
+    if args.paths:
+        sources: list[Path] = [Path(p) for p in args.paths]
+        includes = [Path(p) for p in args.include_paths]
+        settings = Path(args.settings) if args.settings else None
+    else:
+        project = load_project(Path.cwd())
+        sources = project.sources
+        includes = [*project.include_paths, *(Path(p) for p in args.include_paths)]
+        settings = Path(args.settings) if args.settings else project.settings
+    result = load(sources, include_paths=includes, settings=settings)
+    _emit(result.diagnostics, args.format)
+    return EXIT_BAD_INPUT if has_errors(result.diagnostics) else EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except InputError as exc:
+        _emit(exc.diagnostics, getattr(args, "format", "text"))
+        return EXIT_BAD_INPUT
+    except UsageError as exc:
+        sys.stderr.write(f"sengen: error: {exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        if args.debug:
+            traceback.print_exc()
+        sys.stderr.write(
+            f"internal error in sengen {__version__}: {exc!r}\n"
+            "This is a bug in sengen; please report it with the input that caused it"
+            " (rerun with --debug for the traceback).\n"
+        )
+        return EXIT_INTERNAL
