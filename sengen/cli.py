@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             traceback.print_exc()
         sys.stderr.write(
-            f"internal error in sengen {__version__}: {exc!r}\n"
+            f"internal error in sengen {__version__}: {type(exc).__name__}: {exc}\n"
             "This is a bug in sengen; please report it with the input that caused it"
             " (rerun with --debug for the traceback).\n"
         )

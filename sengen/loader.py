@@ -13,7 +13,7 @@ from lark import Token
 from sengen import model as m
 from sengen.comments import attach
 from sengen.diagnostics import Diagnostic, Note, Severity, has_errors
-from sengen.errors import InputError, StlSyntaxError
+from sengen.errors import InputError, StlSyntaxError, UsageError
 from sengen.parser import parse
 from sengen.resolver import FileResolver, FileScope, Universe
 from sengen.settings import Settings, load_settings, validate_settings
@@ -254,7 +254,13 @@ def load(
     include_paths: Iterable[PathLike] = (),
     settings: PathLike | Settings | None = None,
 ) -> LoadResult:
-    """Parse and resolve ``sources`` (STL files or folders) as one resolution universe."""
+    """Parse and resolve ``sources`` (STL files or folders) as one resolution universe.
+
+    Input problems are diagnostics; only invalid arguments raise ``UsageError``.
+    """
+    for name, value in (("sources", sources), ("include_paths", include_paths)):
+        if isinstance(value, str | os.PathLike):
+            raise UsageError(f"{name} must be a collection of paths, not one path: {value!r}")
     pre: list[Diagnostic] = []
     if settings is None:
         effective = Settings()

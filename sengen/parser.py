@@ -33,7 +33,7 @@ class _TokenFeed(Lexer):
 @cache
 def _lark() -> Lark:
     grammar = files("sengen").joinpath("stl.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer=_TokenFeed, keep_all_tokens=True)
+    return Lark(grammar, parser="lalr", lexer=_TokenFeed, keep_all_tokens=True, cache=True)
 
 
 def grammar_parser() -> Lark:
@@ -58,7 +58,8 @@ def _syntax_error(exc: UnexpectedToken, text: str) -> StlSyntaxError:
     stack = exc.interactive_parser.parser_state.value_stack if exc.interactive_parser else []
     partial: list[Token] = []
     for item in stack:
-        if isinstance(item, Tree) and item.data in _STATEMENT_RULES:
+        # Completed statements sit on the stack whole, or collected in Lark's rule for '*'.
+        if isinstance(item, Tree) and (item.data in _STATEMENT_RULES or item.data.startswith("__")):
             partial.clear()
         else:
             partial.extend(_flatten(item))
@@ -68,7 +69,7 @@ def _syntax_error(exc: UnexpectedToken, text: str) -> StlSyntaxError:
         column = len(text) - (text.rfind("\n") + 1) + 1
         return StlSyntaxError(f"{message}, found end of file", line, column)
     shown = text[token.start_pos : token.end_pos] if token.start_pos is not None else str(token)
-    hint = syntax_errors.hint(partial, token, _following(text, token))
+    hint = syntax_errors.hint(message, token, _following(text, token))
     found = f"{message}, found '{shown}'"
     return StlSyntaxError(
         f"{found}: {hint}" if hint else found, token.line or 1, token.column or 1, len(shown) or 1

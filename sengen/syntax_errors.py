@@ -27,11 +27,10 @@ def phrase(partial: list[Token], found: Token) -> str:
     return handler(partial, types)
 
 
-def hint(partial: list[Token], found: Token, following: str) -> str | None:
+def hint(message: str, found: Token, following: str) -> str | None:
     """A suggestion for an inline generic type, which STL only allows through a declared name."""
-    if not partial or found.type not in _GENERIC_KEYWORDS or partial[-1].type == "SEMICOLON":
-        return None
-    if partial[-1].type == "RBRACE" or (partial[0].type == "IMPORT" and len(partial) == 2):
+    in_type_position = "type" in message and message != "Expected type name"
+    if found.type not in _GENERIC_KEYWORDS or not in_type_position:
         return None
     inner = following.lstrip(" \t")
     element = "T"
@@ -125,9 +124,7 @@ def _variant(partial: list[Token], types: list[str]) -> str:
     if "LBRACE" not in types:
         return f"Expected '{{' before variant body for {name}"
     element = _current(partial[types.index("LBRACE") + 1 :])
-    if not element:
-        return f"Expected '}}' after variant body for {name}"
-    if element[-1].type == "DOT":
+    if not element or element[-1].type == "DOT":
         return "Expected type name for variant"
     return f"Expected , after variant element {_ref_text(element)}"
 

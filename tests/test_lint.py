@@ -1,0 +1,36 @@
+"""The code base stays ruff-clean, black-formatted and ``mypy --strict``-clean."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHECKED = ["sengen", "runtime", "templates", "tests", "bench"]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+
+
+@pytest.mark.slow
+def test_ruff_clean() -> None:
+    result = _run("ruff", "check", *CHECKED)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.slow
+def test_black_formatted() -> None:
+    result = _run("black", "--check", "--quiet", *CHECKED, "examples")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.slow
+def test_mypy_strict() -> None:
+    result = _run("mypy", "--strict", *CHECKED)
+    assert result.returncode == 0, result.stdout + result.stderr
