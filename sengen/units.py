@@ -1,8 +1,6 @@
-"""The quantity unit registry (spec stl.md §10): 179 units, looked up by exact abbreviation.
+"""The quantity unit registry of STL (spec: stl.md §10).
 
-Quantities travel as raw numbers in their declared unit; the factors serve conversions of unit
-strings in configuration and display. Three factors deliberately differ from Sen, where Sen's are
-physically wrong: prefixed ``m_sq`` (the prefix is squared), ``deg_per_s`` and ``rpm``.
+Units are looked up by exact abbreviation; names and plurals only serve configuration strings.
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ from types import MappingProxyType
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """``reference = (value + offset_y) * factor + offset_x`` in the category's reference unit."""
+    """A unit; ``ref = (v + offset_y) * factor + offset_x`` gives its category's reference unit."""
 
     abbreviation: str
     name: str
@@ -32,43 +30,55 @@ class Unit:
         return (value - self.offset_x) / self.factor - self.offset_y
 
 
-_PREFIXES = (
-    ("f", "femto", 1e-15),
-    ("p", "pico", 1e-12),
-    ("n", "nano", 1e-9),
-    ("u", "micro", 1e-6),
-    ("m", "milli", 1e-3),
-    ("c", "centi", 1e-2),
-    ("d", "deci", 1e-1),
-    ("da", "deca", 1e1),
-    ("h", "hecto", 1e2),
-    ("k", "kilo", 1e3),
-    ("M", "mega", 1e6),
-    ("G", "giga", 1e9),
-    ("T", "tera", 1e12),
-    ("P", "peta", 1e15),
+# (abbreviation, name, power of ten), in the spec's table order.
+_PREFIXES: tuple[tuple[str, str, int], ...] = (
+    ("f", "femto", -15),
+    ("p", "pico", -12),
+    ("n", "nano", -9),
+    ("u", "micro", -6),
+    ("m", "milli", -3),
+    ("c", "centi", -2),
+    ("d", "deci", -1),
+    ("da", "deca", 1),
+    ("h", "hecto", 2),
+    ("k", "kilo", 3),
+    ("M", "mega", 6),
+    ("G", "giga", 9),
+    ("T", "tera", 12),
+    ("P", "peta", 15),
 )
 
-# (abbreviation, name, plural, category, exponent applied to the prefix factor)
-_BASES = (
+# (abbreviation, name, plural, category, prefix exponent multiplier).
+# The multiplier is 2 for m_sq: sengen squares the prefix where Sen applies it linearly.
+_BASES: tuple[tuple[str, str, str, str, int], ...] = (
     ("m", "meter", "meters", "length", 1),
     ("s", "second", "seconds", "time", 1),
     ("rad", "radian", "radians", "angle", 1),
     ("k", "kelvin", "kelvin", "temperature", 1),
     ("g", "gram", "grams", "mass", 1),
     ("rad_per_s", "radians_per_second", "radians_per_second", "angularVelocity", 1),
-    ("g_per_cm3", "grams_per_centimeters_cube", "grams_per_centimeters_cube", "density", 1),
+    (
+        "g_per_cm3",
+        "grams_per_centimeters_cube",
+        "grams_per_centimeters_cube",
+        "density",
+        1,
+    ),
     ("pa", "pascals", "pascals", "pressure", 1),
-    ("m_sq", "square_meter", "square_meter", "area", 2),  # sengen rule: km_sq is 1e6 m_sq
+    ("m_sq", "square_meter", "square_meter", "area", 2),
     ("nw", "newton", "newton", "force", 1),
 )
 
-_OTHERS = (
+_OTHERS: tuple[Unit, ...] = (
     Unit("hz", "hertz", "hertz", "frequency", 1.0),
     Unit("m_per_s", "meters_per_second", "meters_per_second", "velocity", 1.0),
     Unit("dm_per_s", "decimeters_per_second", "decimeters_per_second", "velocity", 0.1),
     Unit(
-        "m_per_s_sq", "meters_per_second_squared", "meters_per_second_squared", "acceleration", 1.0
+        "m_per_s_sq",
+        "meters_per_second_squared",
+        "meters_per_second_squared",
+        "acceleration",
+        1.0,
     ),
     Unit(
         "rad_per_s_sq",
@@ -91,69 +101,122 @@ _OTHERS = (
     Unit("arcmin", "arcminute", "arcminutes", "angle", math.pi / 10800),
     Unit("arcsec", "arcsecond", "arcseconds", "angle", math.pi / 648000),
     Unit("degC", "centigrade", "centigrades", "temperature", 1.0, offset_x=273.15),
-    Unit("degF", "fahrenheit", "fahrenheit", "temperature", 5 / 9, 273.15, -32.0),
+    Unit(
+        "degF",
+        "fahrenheit",
+        "fahrenheit",
+        "temperature",
+        5 / 9,
+        offset_x=273.15,
+        offset_y=-32.0,
+    ),
     Unit("kph", "km_per_hour", "km_per_hour", "velocity", 5 / 18),
     Unit("mph", "miles_per_hour", "miles_per_hour", "velocity", 0.44704),
     Unit("kn", "knot", "knots", "velocity", 1852 / 3600),
     Unit("ft_per_s", "feet_per_second", "feets_per_second", "velocity", 0.3048),
     Unit("ft_per_min", "feet_per_minute", "feets_per_minute", "velocity", 0.3048 / 60),
+    # sengen rule: Sen has the inverse factors 180/pi and 60/(2*pi), which are physically wrong.
     Unit("deg_per_s", "degrees_per_second", "degrees_per_second", "angularVelocity", math.pi / 180),
-    Unit("rpm", "revolutions_per_min", "revolutions_per_min", "angularVelocity", 2 * math.pi / 60),
+    Unit(
+        "rpm",
+        "revolutions_per_min",
+        "revolutions_per_min",
+        "angularVelocity",
+        2 * math.pi / 60,
+    ),
     Unit("lb", "pound", "pounds", "mass", 453.59237),
-    Unit("kg_per_m3", "kilograms_per_meters_cube", "kilograms_per_meters_cube", "density", 0.001),
+    Unit(
+        "kg_per_m3",
+        "kilograms_per_meters_cube",
+        "kilograms_per_meters_cube",
+        "density",
+        0.001,
+    ),
 )
 
 
+def _power_of_ten(exponent: int) -> float:
+    # Parsing the decimal literal is correctly rounded; 10.0 ** e depends on the platform's pow().
+    return float(f"1e{exponent}")
+
+
 def _build() -> dict[str, Unit]:
-    units: dict[str, Unit] = {}
-    for abbreviation, name, plural, category, exponent in _BASES:
-        units[abbreviation] = Unit(abbreviation, name, plural, category, 1.0)
-        for prefix, prefix_name, factor in _PREFIXES:
-            units[prefix + abbreviation] = Unit(
-                prefix + abbreviation,
-                prefix_name + name,
-                prefix_name + plural,
-                category,
-                factor**exponent,
+    units: list[Unit] = []
+    for abbreviation, name, plural, category, power in _BASES:
+        units.append(Unit(abbreviation, name, plural, category, 1.0))
+        for p_abbreviation, p_name, exponent in _PREFIXES:
+            units.append(
+                Unit(
+                    p_abbreviation + abbreviation,
+                    p_name + name,
+                    p_name + plural,
+                    category,
+                    _power_of_ten(exponent * power),
+                )
             )
-    for unit in _OTHERS:
-        units[unit.abbreviation] = unit
-    return units
+    units.extend(_OTHERS)
+
+    registry: dict[str, Unit] = {}
+    names: set[str] = set()
+    plurals: set[str] = set()
+    for unit in units:
+        # A clash would make lookups ambiguous, so it is a bug in the tables above.
+        if unit.abbreviation in registry or unit.name in names or unit.plural in plurals:
+            raise AssertionError(f"duplicate unit {unit.abbreviation!r}")
+        registry[unit.abbreviation] = unit
+        names.add(unit.name)
+        plurals.add(unit.plural)
+    return registry
 
 
 UNITS: Mapping[str, Unit] = MappingProxyType(_build())
-_BY_ANY_NAME = {key: u for u in UNITS.values() for key in (u.plural, u.name, u.abbreviation)}
-_BY_FOLDED: dict[str, str] = {}
-for _abbreviation in UNITS:
-    _BY_FOLDED.setdefault(_abbreviation.lower(), _abbreviation)
+
+_BY_LOWER: dict[str, list[str]] = {}
+_BY_NAME: dict[str, Unit] = {}
+_BY_PLURAL: dict[str, Unit] = {}
+_BY_CATEGORY: dict[str, list[Unit]] = {}
+for _unit in UNITS.values():
+    _BY_LOWER.setdefault(_unit.abbreviation.lower(), []).append(_unit.abbreviation)
+    _BY_NAME[_unit.name] = _unit
+    _BY_PLURAL[_unit.plural] = _unit
+    _BY_CATEGORY.setdefault(_unit.category, []).append(_unit)
+del _unit
 
 
 def find_unit(abbreviation: str) -> Unit | None:
-    """Exact, case-sensitive lookup by abbreviation, as STL does."""
+    """The unit with exactly this (case-sensitive) abbreviation, or None."""
     return UNITS.get(abbreviation)
 
 
 def suggest_unit(abbreviation: str) -> str | None:
-    """A registered abbreviation equal to ``abbreviation`` ignoring case (``MPa`` → ``Mpa``)."""
+    """For an unregistered abbreviation, a registered one equal to it ignoring case, else None."""
     if abbreviation in UNITS:
         return None
-    return _BY_FOLDED.get(abbreviation.lower())
+    candidates = _BY_LOWER.get(abbreviation.lower())
+    if not candidates:
+        return None
+    # Several units can differ only in case ('mpa', 'Mpa'): prefer the one agreeing with the input
+    # in the most letters, so 'MPa' suggests 'Mpa'; max() keeps the first in registration order.
+    return max(candidates, key=lambda c: sum(a == b for a, b in zip(c, abbreviation, strict=False)))
 
 
 def find_unit_by_any_name(text: str) -> Unit | None:
-    """By abbreviation, name or plural: the forms configuration strings may use."""
-    return _BY_ANY_NAME.get(text)
-
-
-def units_of_category(category: str) -> tuple[Unit, ...]:
-    return tuple(u for u in UNITS.values() if u.category == category)
+    """The unit whose abbreviation, name or plural (in that priority) is exactly ``text``."""
+    return UNITS.get(text) or _BY_NAME.get(text) or _BY_PLURAL.get(text)
 
 
 def convert(value: float, source: Unit, target: Unit) -> float:
-    """Convert between two units of one category, through the reference unit."""
+    """Convert ``value`` from ``source`` to ``target`` through their category's reference unit."""
     if source.category != target.category:
         raise ValueError(
-            f"cannot convert {source.abbreviation} ({source.category}) to "
-            f"{target.abbreviation} ({target.category})"
+            f"cannot convert from '{source.abbreviation}' ({source.category}) "
+            f"to '{target.abbreviation}' ({target.category})"
         )
+    if source == target:
+        return value
     return target.from_reference(source.to_reference(value))
+
+
+def units_of_category(category: str) -> tuple[Unit, ...]:
+    """All units of ``category`` in registration order (empty for an unknown category)."""
+    return tuple(_BY_CATEGORY.get(category, ()))
