@@ -133,19 +133,16 @@ def _shape_error(name: str, *, type_name: bool) -> str | None:
 
 def type_name_error(name: str) -> str | None:
     """The message for a declared type name that breaks ``[A-Z][A-Za-z0-9]*``, else None."""
-    problem = _shape_error(name, type_name=True)
-    if problem is not None:
-        return f"invalid type name '{name}': {problem}"
+    # Sen rejects reserved words while parsing, before any naming rule is applied.
     if name in CPP_RESERVED:
         return f"usage of reserved word '{name}'"
-    return None
+    problem = _shape_error(name, type_name=True)
+    return f"invalid type name '{name}': {problem}" if problem is not None else None
 
 
 def member_name_error(name: str) -> str | None:
     """The message for a field/enumerator/member/argument name breaking ``[a-z][A-Za-z0-9]*``."""
-    problem = _shape_error(name, type_name=False)
-    if problem is not None:
-        return f"invalid name '{name}': {problem}"
     if name in CPP_RESERVED:
         return f"usage of reserved word '{name}'"
-    return None
+    problem = _shape_error(name, type_name=False)
+    return f"invalid name '{name}': {problem}" if problem is not None else None
