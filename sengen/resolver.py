@@ -260,13 +260,15 @@ class FileResolver:
         return None
 
     def _not_found(self, ref: Ref, message: str) -> None:
-        elsewhere = self.universe.by_simple.get(ref.parts[-1], [])
+        elsewhere = self.universe.by_simple.get(str(ref.last), [])
         if elsewhere:
             found = elsewhere[0]
-            message += (
-                f" (there is a type '{found.qualified_name}' in '{found.location.file}'; "
-                "import that file or qualify the name)"
-            )
+            visible = {s.path.as_posix() for s in (self.scope, *self.scope.closure)}
+            if found.location.path in visible:
+                advice = f"write its qualified name '{found.qualified_name}'"
+            else:
+                advice = f"import '{found.location.file}', which declares '{found.qualified_name}'"
+            message += f": {advice}"
         self.ref_error(ref, message)
 
     def value_type(self, ref: Ref, not_found: str) -> m.Type | None:
