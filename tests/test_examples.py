@@ -1,0 +1,41 @@
+"""The example projects check cleanly and resolve to what their READMEs describe."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from sengen import load
+from sengen.model import ClassType, PropertyCategory, QuantityType, VariantType
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def test_school_checks_clean_from_the_command_line() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "sengen", "check", "examples/school/stl"],
+        cwd=EXAMPLES.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+
+
+def test_school_model() -> None:
+    program = load([EXAMPLES / "school" / "stl"]).unwrap()
+    teacher = program.find("school.Teacher")
+    assert isinstance(teacher, ClassType)
+    assert teacher.parent is not None and teacher.parent.abstract
+    assert [a.name for a in teacher.constructor.arguments] == ["name", "birthday", "subject"]
+    person = teacher.parent
+    assert person.properties[3].category is PropertyCategory.DYNAMIC_RW
+    assert person.methods[0].arguments[0].description == "the person greeted"
+    height = program.find("school.Height")
+    assert isinstance(height, QuantityType) and height.unit is not None
+    assert (height.unit.abbreviation, height.minimum, height.maximum) == ("cm", 0.0, 300.0)
+    activity = program.find("school.Activity")
+    assert isinstance(activity, VariantType)
+    assert [a.type.name for a in activity.alternatives] == ["Date", "Register", "string"]
