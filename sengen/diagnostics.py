@@ -86,10 +86,20 @@ def _excerpt(source_line: str | None, line: int, column: int, length: int) -> li
         return []
     gutter = f"{line:>5} | "
     blank = " " * (len(gutter) - 2) + "| "
+    start = 0
+    if len(source_line) > _EXCERPT_WIDTH:
+        # A huge line is shown as a window around the token, so output stays readable.
+        start = max(0, column - 1 - _EXCERPT_WIDTH // 2)
+        shown = source_line[start : start + _EXCERPT_WIDTH]
+        source_line = ("..." if start else "") + shown + "..."
+        start -= 3 if start else 0
     # Tabs in the prefix are copied so that the carets line up under the token in a terminal.
-    prefix = "".join(c if c == "\t" else " " for c in source_line[: column - 1])
-    carets = "^" * max(1, min(length, len(source_line) - column + 1))
+    prefix = "".join(c if c == "\t" else " " for c in source_line[: column - 1 - start])
+    carets = "^" * max(1, min(length, len(source_line) - (column - 1 - start)))
     return [gutter + source_line, blank + prefix + carets]
+
+
+_EXCERPT_WIDTH = 200
 
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:

@@ -143,7 +143,7 @@ def tokenize(text: str) -> tuple[list[Token], list[Comment]]:
                     kind = "QUERY_KEYWORD"
             elif kind == "PUNCT":
                 kind = PUNCTUATION[value]
-            elif kind == "INT" and not INT64_MIN <= int(value) <= INT64_MAX:
+            elif kind == "INT" and (len(value) > 20 or not INT64_MIN <= int(value) <= INT64_MAX):
                 raise StlSyntaxError("integer literal out of range", line, column, len(value))
             tokens.append(Token(kind, value, pos, line, column, line, column + len(value), end))
         pos = end

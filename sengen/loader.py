@@ -17,7 +17,7 @@ from sengen.errors import InputError, StlSyntaxError, UsageError
 from sengen.parser import parse
 from sengen.resolver import FileResolver, FileScope, Universe
 from sengen.settings import Settings, load_settings, validate_settings
-from sengen.source import SourceFile, display_path, file_diagnostic
+from sengen.source import SourceFile, display_path, file_diagnostic, is_regular_file
 
 PathLike = str | os.PathLike[str]
 
@@ -40,27 +40,46 @@ class LoadResult:
         return self.program
 
 
+def _kind(path: Path) -> str:
+    """'folder', 'file', 'other' (exists, not a regular file) or 'missing'; never raises."""
+    try:
+        if path.is_dir():
+            return "folder"
+        if path.is_file():
+            return "file"
+        return "other" if path.exists() or path.is_symlink() else "missing"
+    except (OSError, ValueError):
+        return "missing"
+
+
 def expand_sources(sources: Iterable[PathLike]) -> tuple[list[tuple[Path, Path]], list[Diagnostic]]:
     """Files and folders to (file, root) pairs; a folder stands for its *.stl files, sorted."""
     found: list[tuple[Path, Path]] = []
     problems: list[Diagnostic] = []
+
+    def unreadable(error: OSError) -> None:
+        problems.append(file_diagnostic(error.filename, f"cannot read folder: {error.strerror}"))
+
     for source in sources:
         path = Path(source)
-        if path.is_dir():
+        kind = _kind(path)
+        if kind == "folder":
             files: list[Path] = []
-
-            def unreadable(error: OSError) -> None:
-                problems.append(
-                    file_diagnostic(error.filename, f"cannot read folder: {error.strerror}")
-                )
-
             for folder, dirs, names in os.walk(path, onerror=unreadable):
                 dirs.sort()
-                files += [Path(folder, n) for n in names if n.endswith(".stl")]
+                for name in names:
+                    if not name.endswith(".stl"):
+                        continue
+                    candidate = Path(folder, name)
+                    # FIFOs, devices and symlink loops are reported, never opened.
+                    if is_regular_file(candidate):
+                        files.append(candidate)
+                    else:
+                        problems.append(file_diagnostic(candidate, "not a regular file"))
             found += [(f, path) for f in sorted(files, key=lambda p: p.as_posix())]
-        elif path.is_file():
+        elif kind == "file":
             found.append((path, Path.cwd()))
-        elif path.exists():
+        elif kind == "other":
             problems.append(file_diagnostic(path, "not a regular file or folder"))
         else:
             problems.append(file_diagnostic(path, "no such file or directory"))
@@ -196,12 +215,12 @@ class Loader:
     def _search(self, scope: FileScope, spelled: str) -> tuple[Path, Path] | None:
         target = Path(spelled)
         if target.is_absolute():
-            return (target.resolve(), target.parent) if target.is_file() else None
+            return (target.resolve(), target.parent) if is_regular_file(target) else None
         candidates = [(scope.path.parent / target, scope.root)]
         candidates += [(include / target, include) for include in self.include_paths]
         candidates.append((Path.cwd() / target, Path.cwd()))
         for candidate, root in candidates:
-            if candidate.is_file():
+            if is_regular_file(candidate):
                 return candidate.resolve(), root
         return None
 

@@ -58,8 +58,11 @@ def _syntax_error(exc: UnexpectedToken, text: str) -> StlSyntaxError:
     stack = exc.interactive_parser.parser_state.value_stack if exc.interactive_parser else []
     partial: list[Token] = []
     for item in stack:
-        # Completed statements sit on the stack whole, or collected in Lark's rule for '*'.
-        if isinstance(item, Tree) and (item.data in _STATEMENT_RULES or item.data.startswith("__")):
+        # Completed statements sit on the stack whole, or collected in the rule Lark makes for
+        # ``start: _statement*``; other helper rules (``__struct_decl_star_1``) hold a prefix.
+        if isinstance(item, Tree) and (
+            item.data in _STATEMENT_RULES or item.data.startswith("__start")
+        ):
             partial.clear()
         else:
             partial.extend(_flatten(item))

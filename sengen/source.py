@@ -62,5 +62,12 @@ class SourceFile:
 
 def file_diagnostic(path: Path | str, message: str) -> Diagnostic:
     """A diagnostic about a file as a whole (missing, unreadable), with no position."""
-    shown = display_path(Path(path)) if os.path.isabs(path) else Path(path).as_posix()
-    return Diagnostic(Severity.ERROR, shown, 0, 0, message)
+    return Diagnostic(Severity.ERROR, display_path(Path(os.path.abspath(path))), 0, 0, message)
+
+
+def is_regular_file(path: Path) -> bool:
+    """Like ``Path.is_file``, but False (not an exception) for names the OS refuses."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
