@@ -33,48 +33,20 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-CORPUS = (REPO_ROOT / "../shared/stl-corpus/sen").resolve()
+# The corpus layout (include roots, alternative groups, FOM files) is shared with the tests.
+sys.path.insert(0, str(REPO_ROOT / "tests"))
+from corpus_layout import (  # noqa: E402
+    CONAN_INCLUDES,
+    DEFAULT_INCLUDES,
+    FOM_FILES,
+    LATER_MEMBERS,
+    corpus_path,
+)
+from corpus_layout import main_run as _main_run  # noqa: E402
 
+CORPUS = corpus_path()
 WARM_GOAL_MS = 400.0
 COMMAND_GOAL_MS = 1500.0
-
-# stl.md §11.2
-DEFAULT_INCLUDES: tuple[str, ...] = (
-    "libs/kernel",
-    "libs/db",
-    "components/recorder",
-    "examples/packages/school",
-    "test/util/inheritance",
-    "test/util/cmake_packages/level0",
-    "test/util/cmake_packages/level1",
-    "test/util/my_package",
-)
-CONAN_INCLUDES: tuple[str, ...] = tuple(
-    ".conan/test_packages/package/my_package" if root == "test/util/my_package" else root
-    for root in DEFAULT_INCLUDES
-)
-# stl.md §11.3: the second and later members of each alternative group.
-LATER_MEMBERS: tuple[str, ...] = (
-    "libs/core/test/obj/stl/query_test.stl",
-    *(
-        f"libs/kernel/test/integration/runtime_compatibility/runtime_{i}/stl/runtime/runtime.stl"
-        for i in range(2, 7)
-    ),
-    "libs/kernel/test/integration/transport/transport_2/stl/transport/transport.stl",
-    *(
-        f"libs/kernel/test/integration/type_clash/participant_{i}/stl/participant_{i}.stl"
-        for i in (2, 3)
-    ),
-)
-# stl.md §11.4: the files that fail on an HLA FOM import.
-FOM_FILES: frozenset[str] = frozenset(
-    [
-        "examples/packages/aircrafts/stl/dummy_aircraft.stl",
-        "examples/packages/terrain_server/stl/basic_types.stl",
-        "examples/packages/terrain_server/stl/terrain_server.stl",
-        "examples/packages/weather_server/stl/weather_server.stl",
-    ]
-)
 
 Run = tuple[tuple[str, ...], tuple[str, ...]]  # (files, include roots), corpus-relative
 
@@ -86,10 +58,7 @@ def corpus_files() -> list[str]:
 
 
 def main_run() -> tuple[str, ...]:
-    """stl.md §11.3: every file except the `.conan` copies and the later group members."""
-    return tuple(
-        f for f in corpus_files() if not f.startswith(".conan/") and f not in LATER_MEMBERS
-    )
+    return tuple(_main_run(corpus_files()))
 
 
 def workload() -> list[Run]:

@@ -18,55 +18,21 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from corpus_layout import (
+    corpus_root,
+    includes_for,
+)
 
 import sengen
 from sengen.model import Program, UserType
 
 T = TypeVar("T", bound=UserType)
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-CORPUS_RELATIVE = "../shared/stl-corpus/sen"
-
-# §11.2: the default include list, in this order (relative to the corpus root).
-DEFAULT_INCLUDES: tuple[str, ...] = (
-    "libs/kernel",
-    "libs/db",
-    "components/recorder",
-    "examples/packages/school",
-    "test/util/inheritance",
-    "test/util/cmake_packages/level0",
-    "test/util/cmake_packages/level1",
-    "test/util/my_package",
-)
-# §11.2: for the four `.conan/…` files, `test/util/my_package` is replaced by the .conan copy.
-CONAN_INCLUDES: tuple[str, ...] = tuple(
-    ".conan/test_packages/package/my_package" if root == "test/util/my_package" else root
-    for root in DEFAULT_INCLUDES
-)
-
-
-def corpus_root() -> Path:
-    """The corpus folder; fails the calling test with a clear message when it is missing."""
-    root = (REPO_ROOT / CORPUS_RELATIVE).resolve()
-    if not root.is_dir() or not any(root.glob("*/**/*.stl")):
-        pytest.fail(
-            f"Sen STL corpus not found: expected the folder {CORPUS_RELATIVE}/ relative to the "
-            f"repository root {REPO_ROOT} (resolved: {root}) holding the 91 .stl files of "
-            "stl.md §11.1. The corpus tests cannot run without it.",
-            pytrace=False,
-        )
-    return root
-
 
 @pytest.fixture
 def corpus() -> Path:
     """The corpus root (fails the test when the corpus is missing)."""
     return corpus_root()
-
-
-def includes_for(path: str) -> tuple[str, ...]:
-    """§11.2: the include list for checking the corpus file ``path`` (corpus-relative)."""
-    return CONAN_INCLUDES if path.startswith(".conan/") else DEFAULT_INCLUDES
 
 
 @functools.cache

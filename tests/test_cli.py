@@ -24,42 +24,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus_layout import DEFAULT_INCLUDES, corpus_root, main_run
 
 import sengen
 import sengen.cli
 import sengen.loader
 from sengen.model import ClassType
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-CORPUS_RELATIVE = "../shared/stl-corpus/sen"
 TIMEOUT = 120  # seconds for one command; a normal run takes well under one
 
-# stl.md §11.2: the default include list, in this order (corpus-relative).
-DEFAULT_INCLUDES: tuple[str, ...] = (
-    "libs/kernel",
-    "libs/db",
-    "components/recorder",
-    "examples/packages/school",
-    "test/util/inheritance",
-    "test/util/cmake_packages/level0",
-    "test/util/cmake_packages/level1",
-    "test/util/my_package",
-)
-# stl.md §11.3: the second and later members of each alternative group (left out of the main run).
-LATER_MEMBERS: frozenset[str] = frozenset(
-    [
-        "libs/core/test/obj/stl/query_test.stl",
-        *(
-            f"libs/kernel/test/integration/runtime_compatibility/runtime_{i}/stl/runtime/runtime.stl"
-            for i in range(2, 7)
-        ),
-        "libs/kernel/test/integration/transport/transport_2/stl/transport/transport.stl",
-        *(
-            f"libs/kernel/test/integration/type_clash/participant_{i}/stl/participant_{i}.stl"
-            for i in (2, 3)
-        ),
-    ]
-)
 
 W_UNIT = "unknown unit 'u16': the quantity is treated as unitless"
 PR_CAPBSET_DROP = 24  # prctl(2)
@@ -71,23 +44,11 @@ CAP_DAC_READ_SEARCH = 2
 # helpers
 
 
-def corpus_root() -> Path:
-    """The corpus folder; fails (never skips) with a clear message when it is missing."""
-    root = (REPO_ROOT / CORPUS_RELATIVE).resolve()
-    if not root.is_dir() or not any(root.glob("*/**/*.stl")):
-        pytest.fail(
-            f"Sen STL corpus not found: expected {CORPUS_RELATIVE}/ relative to the repository "
-            f"root {REPO_ROOT} (resolved: {root}), holding the 91 .stl files of stl.md §11.1.",
-            pytrace=False,
-        )
-    return root
-
-
 def main_run_files(root: Path) -> list[str]:
     """stl.md §11.3: every corpus file except the `.conan` copies and the later group members."""
     every = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.stl"))
     assert len(every) == 91, f"expected the 91 corpus files of stl.md §11.1, found {len(every)}"
-    return [f for f in every if not f.startswith(".conan/") and f not in LATER_MEMBERS]
+    return main_run(every)
 
 
 def run_sengen(

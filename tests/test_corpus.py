@@ -13,14 +13,16 @@ from collections import Counter
 from dataclasses import dataclass
 
 import pytest
-from conftest import (
+from conftest import find_type, load_corpus, load_file, program_of
+from corpus_layout import (
+    ALTERNATIVE_GROUPS,
     CONAN_INCLUDES,
     DEFAULT_INCLUDES,
+    LATER_MEMBERS,
+    PARTICIPANT,
+    RUNTIME,
+    TRANSPORT,
     corpus_root,
-    find_type,
-    load_corpus,
-    load_file,
-    program_of,
 )
 
 from sengen import Diagnostic, Severity
@@ -204,20 +206,6 @@ FOM_FILES = (
 )
 CONAN_FILES = tuple(f for f in EXPECTED_OUTCOMES if f.startswith(".conan/"))
 
-# §11.3: the alternative groups; the first member of each is part of the main run.
-RUNTIME = "libs/kernel/test/integration/runtime_compatibility/runtime_{}/stl/runtime/runtime.stl"
-TRANSPORT = "libs/kernel/test/integration/transport/transport_{}/stl/transport/transport.stl"
-PARTICIPANT = "libs/kernel/test/integration/type_clash/participant_{0}/stl/participant_{0}.stl"
-GROUPS: dict[str, tuple[str, ...]] = {
-    "query_test": (
-        "test/util/query_test/stl/query_test.stl",
-        "libs/core/test/obj/stl/query_test.stl",
-    ),
-    "runtime": tuple(RUNTIME.format(i) for i in range(1, 7)),
-    "transport": tuple(TRANSPORT.format(i) for i in (1, 2)),
-    "type_clash": tuple(PARTICIPANT.format(i) for i in (1, 2, 3)),
-}
-LATER_MEMBERS = tuple(f for group in GROUPS.values() for f in group[1:])
 MAIN_RUN = tuple(f for f in EXPECTED_OUTCOMES if f not in CONAN_FILES and f not in LATER_MEMBERS)
 
 
@@ -368,7 +356,7 @@ DUPLICATE_PAIRS: dict[str, tuple[tuple[str, str], str, tuple[int, int], tuple[in
         (4, 6),
     ),
     "query_test": (
-        (GROUPS["query_test"][1], GROUPS["query_test"][0]),
+        (ALTERNATIVE_GROUPS["query_test"][1], ALTERNATIVE_GROUPS["query_test"][0]),
         "query_test.Status",
         (3, 6),
         (3, 6),
@@ -413,7 +401,7 @@ def test_two_members_of_a_group_clash(group: str) -> None:
 
 def test_every_alternative_group_shares_names_pairwise() -> None:
     """§11.3: each later member clashes with the first member of its group."""
-    for members in GROUPS.values():
+    for members in ALTERNATIVE_GROUPS.values():
         for later in members[1:]:
             result = load_corpus((members[0], later), DEFAULT_INCLUDES)
             errors = [d for d in result.diagnostics if d.is_error]

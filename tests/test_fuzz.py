@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from corpus_layout import CONAN_INCLUDES, CORPUS_RELATIVE, DEFAULT_INCLUDES, REPO_ROOT, corpus_root
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from lark import Lark, Token, Tree
@@ -31,37 +32,7 @@ import sengen.parser
 from sengen.diagnostics import Diagnostic, Note, Severity
 from sengen.lexer import KEYWORDS, QUERY_KEYWORDS, tokenize
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-CORPUS_RELATIVE = "../shared/stl-corpus/sen"
 FUZZ_EXAMPLES = int(os.environ.get("SENGEN_FUZZ_EXAMPLES", "300"))
-
-# stl.md §11.2: the default include list, and the `.conan` variant.
-DEFAULT_INCLUDES: tuple[str, ...] = (
-    "libs/kernel",
-    "libs/db",
-    "components/recorder",
-    "examples/packages/school",
-    "test/util/inheritance",
-    "test/util/cmake_packages/level0",
-    "test/util/cmake_packages/level1",
-    "test/util/my_package",
-)
-CONAN_INCLUDES: tuple[str, ...] = tuple(
-    ".conan/test_packages/package/my_package" if root == "test/util/my_package" else root
-    for root in DEFAULT_INCLUDES
-)
-
-
-def corpus_root() -> Path:
-    """The corpus folder; fails (never skips) with a clear message when it is missing."""
-    root = (REPO_ROOT / CORPUS_RELATIVE).resolve()
-    if not root.is_dir() or not any(root.glob("*/**/*.stl")):
-        pytest.fail(
-            f"Sen STL corpus not found: expected {CORPUS_RELATIVE}/ relative to the repository "
-            f"root {REPO_ROOT} (resolved: {root}), holding the 91 .stl files of stl.md §11.1.",
-            pytrace=False,
-        )
-    return root
 
 
 def _corpus_files() -> list[str]:

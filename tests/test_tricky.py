@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import corpus_root, find_type, load_file, program_of
+from conftest import find_type, load_file, program_of
+from corpus_layout import corpus_root
 
 import sengen
 from sengen import Diagnostic
