@@ -24,7 +24,7 @@ from corpus_layout import (
 )
 
 import sengen
-from sengen.model import Program, UserType
+from sengen.model import ClassType, Event, Method, Program, Property, UserType
 
 T = TypeVar("T", bound=UserType)
 
@@ -62,4 +62,19 @@ def find_type(program: Program, qualified_name: str, kind: type[T]) -> T:
     found = program.find(qualified_name)
     assert found is not None, f"type {qualified_name!r} not in the model"
     assert isinstance(found, kind), f"{qualified_name!r} is a {type(found).__name__}"
+    return found
+
+
+def prop(cls: ClassType, name: str) -> Property:
+    (found,) = [p for p in cls.properties if p.name == name]
+    return found
+
+
+def method(cls: ClassType, name: str) -> Method:
+    (found,) = [m for m in cls.methods if m.name == name]
+    return found
+
+
+def event(cls: ClassType, name: str) -> Event:
+    (found,) = [e for e in cls.events if e.name == name]
     return found

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 import pytest
-from conftest import find_type, load_corpus, load_file, program_of
+from conftest import event, find_type, load_corpus, load_file, method, program_of, prop
 from corpus_layout import (
     ALTERNATIVE_GROUPS,
     CONAN_INCLUDES,
@@ -35,7 +35,6 @@ from sengen.model import (
     Event,
     Method,
     OptionalType,
-    Property,
     PropertyCategory,
     QuantityType,
     SequenceType,
@@ -610,21 +609,6 @@ ANIMAL = "examples/packages/animals/stl/animal.stl"
 COMPLEX = "libs/core/test/lang/stl/stl_resolver_test/complex_stl_file.stl"
 MY_CLASS = "test/util/my_package/stl/my_package/my_class.stl"
 OBJECT_SYNC = "libs/kernel/test/integration/object_sync/stl/object_sync.stl"
-
-
-def prop(cls: ClassType, name: str) -> Property:
-    (found,) = [p for p in cls.properties if p.name == name]
-    return found
-
-
-def method(cls: ClassType, name: str) -> Method:
-    (found,) = [m for m in cls.methods if m.name == name]
-    return found
-
-
-def event(cls: ClassType, name: str) -> Event:
-    (found,) = [e for e in cls.events if e.name == name]
-    return found
 
 
 def test_triple_slash_keeps_a_slash() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import find_type, load_file, program_of
+from conftest import event, find_type, load_file, method, program_of, prop
 from corpus_layout import corpus_root
 
 import sengen
@@ -20,10 +20,7 @@ from sengen.model import (
     AliasType,
     ClassType,
     EnumType,
-    Event,
-    Method,
     OptionalType,
-    Property,
     PropertyCategory,
     QuantityType,
     SequenceType,
@@ -82,21 +79,6 @@ def only_error(result: sengen.LoadResult) -> Diagnostic:
 def assert_clean(result: sengen.LoadResult) -> None:
     assert result.diagnostics == (), [d.format_header() for d in result.diagnostics]
     assert result.program is not None
-
-
-def prop(cls: ClassType, name: str) -> Property:
-    (found,) = [p for p in cls.properties if p.name == name]
-    return found
-
-
-def method(cls: ClassType, name: str) -> Method:
-    (found,) = [m for m in cls.methods if m.name == name]
-    return found
-
-
-def event(cls: ClassType, name: str) -> Event:
-    (found,) = [e for e in cls.events if e.name == name]
-    return found
 
 
 # 1. Keywords are reserved everywhere; look-alikes are not keywords.
