@@ -65,10 +65,6 @@ class NativeType(Type):
         return self.native_name
 
     @property
-    def is_integral(self) -> bool:
-        return self.kind is NativeKind.INTEGER
-
-    @property
     def is_numeric(self) -> bool:
         return self.kind in (NativeKind.INTEGER, NativeKind.FLOAT)
 
@@ -320,12 +316,6 @@ class Program:
 
     def find(self, qualified_name: str) -> UserType | None:
         return self._by_name.get(qualified_name)
-
-    def file_of(self, user_type: UserType) -> StlFile:
-        for stl_file in self.files:
-            if stl_file.path.as_posix() == user_type.location.path:
-                return stl_file
-        raise KeyError(user_type.qualified_name)
 
 
 def is_bounded(t: Type) -> bool:

@@ -37,12 +37,6 @@ class SourceFile:
             return self._lines[line - 1].rstrip("\r")
         return None
 
-    def end_position(self) -> tuple[int, int]:
-        """Line and column just after the last character: where 'end of file' is reported."""
-        line = self.text.count("\n") + 1
-        column = len(self.text) - (self.text.rfind("\n") + 1) + 1
-        return line, column
-
     def diagnostic(
         self,
         severity: Severity,

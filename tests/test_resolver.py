@@ -40,6 +40,18 @@ def test_a_file_imported_under_two_spellings_loads_once(tmp_path: Path) -> None:
     assert [f.path.name for f in result.program.files] == ["t.stl", "a.stl", "b.stl"]
 
 
+def test_files_know_the_folder_they_were_found_under(tmp_path: Path) -> None:
+    (tmp_path / "stl" / "sub").mkdir(parents=True)
+    (tmp_path / "inc").mkdir()
+    write(tmp_path / "inc", "lib.stl", "package lib;\nstruct L {}\n")
+    write(tmp_path / "stl" / "sub", "t.stl", 'import "lib.stl"\npackage t;\nstruct T {}\n')
+    program = load([tmp_path / "stl"], include_paths=[tmp_path / "inc"]).unwrap()
+    assert [(f.path.name, f.relative_path) for f in program.files] == [
+        ("lib.stl", "lib.stl"),
+        ("t.stl", "sub/t.stl"),
+    ]
+
+
 def test_include_paths_are_searched_in_order_after_the_importing_folder(tmp_path: Path) -> None:
     for folder, package in (("first", "one"), ("second", "two"), ("main", "local")):
         (tmp_path / folder).mkdir()
