@@ -9,9 +9,9 @@ import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from sengen.api import check
 from sengen.diagnostics import Diagnostic, has_errors, render_json, render_text
 from sengen.errors import InputError, UsageError
-from sengen.loader import load
 from sengen.project import load_project
 from sengen.version import __version__
 
@@ -53,6 +53,7 @@ def _emit(diagnostics: Sequence[Diagnostic], output_format: str) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
+    mangling = True
     if args.paths:
         sources: list[Path] = [Path(p) for p in args.paths]
         includes = [Path(p) for p in args.include_paths]
@@ -62,9 +63,10 @@ def _check(args: argparse.Namespace) -> int:
         sources = project.sources
         includes = [*project.include_paths, *(Path(p) for p in args.include_paths)]
         settings = Path(args.settings) if args.settings else project.settings
-    result = load(sources, include_paths=includes, settings=settings)
-    _emit(result.diagnostics, args.format)
-    return EXIT_BAD_INPUT if has_errors(result.diagnostics) else EXIT_OK
+        mangling = project.config.mangling_warnings
+    diagnostics = check(sources, include_paths=includes, settings=settings, mangling=mangling)
+    _emit(diagnostics, args.format)
+    return EXIT_BAD_INPUT if has_errors(diagnostics) else EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -28,6 +28,7 @@ class LoadResult:
 
     program: m.Program | None
     diagnostics: tuple[Diagnostic, ...]
+    file_order: tuple[str, ...] = ()  # display paths in first-load order, for sorting
 
     @property
     def ok(self) -> bool:
@@ -258,12 +259,13 @@ class Loader:
             diagnostics = diagnostics + validate_settings(self.universe.settings, program)
             if has_errors(diagnostics):
                 program = None
-        return LoadResult(program, tuple(_ordered(diagnostics, self.files)))
+        order = tuple(scope.source.display for scope in self.files.values())
+        return LoadResult(program, tuple(ordered(diagnostics, order)), order)
 
 
-def _ordered(diagnostics: list[Diagnostic], files: dict[Path, FileScope]) -> list[Diagnostic]:
-    """By file in first-load order, then by position (spec §9.1)."""
-    rank = {scope.source.display: i for i, scope in enumerate(files.values())}
+def ordered(diagnostics: Iterable[Diagnostic], file_order: Sequence[str]) -> list[Diagnostic]:
+    """By file in first-load order, then by position (spec §9.1); stable otherwise."""
+    rank = {name: i for i, name in enumerate(file_order)}
     return sorted(diagnostics, key=lambda d: (rank.get(d.file, -1), d.line, d.column))
 
 

@@ -29,7 +29,7 @@ def test_school_model() -> None:
     teacher = program.find("school.Teacher")
     assert isinstance(teacher, ClassType)
     assert teacher.parent is not None and teacher.parent.abstract
-    assert [a.name for a in teacher.constructor.arguments] == ["name", "birthday", "subject"]
+    assert [a.name for a in teacher.constructor.arguments] == ["fullName", "birthday", "subject"]
     person = teacher.parent
     assert person.properties[3].category is PropertyCategory.DYNAMIC_RW
     assert person.methods[0].arguments[0].description == "the person greeted"

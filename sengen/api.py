@@ -1,0 +1,28 @@
+"""The library API of ``sengen check``: the front end plus the code generator's naming analysis."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sengen.diagnostics import Diagnostic
+from sengen.loader import PathLike, load, ordered
+from sengen.naming import mangling_warnings
+from sengen.settings import Settings
+
+
+def check(
+    sources: Iterable[PathLike],
+    *,
+    include_paths: Iterable[PathLike] = (),
+    settings: PathLike | Settings | None = None,
+    mangling: bool = True,
+) -> list[Diagnostic]:
+    """Diagnostics only: what ``sengen check`` reports for ``sources``.
+
+    ``mangling=False`` silences the Python-name mangling warnings (``mangling-warnings = false``).
+    """
+    result = load(sources, include_paths=include_paths, settings=settings)
+    diagnostics = list(result.diagnostics)
+    if result.program is not None and mangling:
+        diagnostics = ordered(diagnostics + mangling_warnings(result.program), result.file_order)
+    return diagnostics
