@@ -36,23 +36,64 @@ def _checked(ns: int, what: str) -> int:
     return ns
 
 
-class Duration:
-    """A signed span of time in integer nanoseconds."""
+class _Nanoseconds:
+    """Shared by Duration and TimeStamp: an immutable, ordered, hashable count of nanoseconds.
+
+    Values of the two classes never compare equal and cannot be ordered against each other.
+    """
 
     __slots__ = ("_ns",)
     _ns: int
 
     def __init__(self, ns: int = 0) -> None:
+        kind = type(self).__name__
         if not isinstance(ns, int) or isinstance(ns, bool):
-            raise TypeError(f"Duration takes integer nanoseconds, got {ns!r}")
-        object.__setattr__(self, "_ns", _checked(ns, "Duration"))
+            raise TypeError(f"{kind} takes integer nanoseconds, got {ns!r}")
+        object.__setattr__(self, "_ns", _checked(ns, kind))
 
     def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("Duration is immutable")
+        raise AttributeError(f"{type(self).__name__} is immutable")
 
     @property
     def ns(self) -> int:
         return self._ns
+
+    def _same(self, other: object) -> int:
+        """``other``'s nanoseconds, when it is of the very same class (no Duration < TimeStamp)."""
+        if type(other) is not type(self) or not isinstance(other, _Nanoseconds):
+            raise TypeError(f"cannot compare {type(self).__name__} with {type(other).__name__}")
+        return other._ns
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is type(self)
+            and isinstance(other, _Nanoseconds)
+            and (self._ns == other._ns)
+        )
+
+    def __lt__(self, other: object) -> bool:
+        return self._ns < self._same(other)
+
+    def __le__(self, other: object) -> bool:
+        return self._ns <= self._same(other)
+
+    def __gt__(self, other: object) -> bool:
+        return self._ns > self._same(other)
+
+    def __ge__(self, other: object) -> bool:
+        return self._ns >= self._same(other)
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self._ns))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._ns})"
+
+
+class Duration(_Nanoseconds):
+    """A signed span of time in integer nanoseconds."""
+
+    __slots__ = ()
 
     @classmethod
     def parse(cls, text: str) -> Duration:
@@ -108,27 +149,6 @@ class Duration:
     def __bool__(self) -> bool:
         return self._ns != 0
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Duration) and other._ns == self._ns
-
-    def __lt__(self, other: Duration) -> bool:
-        return self._ns < other._ns
-
-    def __le__(self, other: Duration) -> bool:
-        return self._ns <= other._ns
-
-    def __gt__(self, other: Duration) -> bool:
-        return self._ns > other._ns
-
-    def __ge__(self, other: Duration) -> bool:
-        return self._ns >= other._ns
-
-    def __hash__(self) -> int:
-        return hash(("Duration", self._ns))
-
-    def __repr__(self) -> str:
-        return f"Duration({self._ns})"
-
     def __str__(self) -> str:
         """The largest unit that states the value exactly: ``1500 ms``, ``2 s``, ``7 ns``."""
         for unit in ("h", "min", "s", "ms", "us"):
@@ -137,24 +157,11 @@ class Duration:
         return f"{self._ns} ns"
 
 
-class TimeStamp:
+class TimeStamp(_Nanoseconds):
     """A point in time in integer nanoseconds: since the Unix epoch under real time, since the
     start of the run under virtual time."""
 
-    __slots__ = ("_ns",)
-    _ns: int
-
-    def __init__(self, ns: int = 0) -> None:
-        if not isinstance(ns, int) or isinstance(ns, bool):
-            raise TypeError(f"TimeStamp takes integer nanoseconds, got {ns!r}")
-        object.__setattr__(self, "_ns", _checked(ns, "TimeStamp"))
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("TimeStamp is immutable")
-
-    @property
-    def ns(self) -> int:
-        return self._ns
+    __slots__ = ()
 
     @classmethod
     def parse(cls, text: str) -> TimeStamp:
@@ -191,27 +198,6 @@ class TimeStamp:
 
     def minus(self, span: Duration) -> TimeStamp:
         return TimeStamp(self._ns - span.ns)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, TimeStamp) and other._ns == self._ns
-
-    def __lt__(self, other: TimeStamp) -> bool:
-        return self._ns < other._ns
-
-    def __le__(self, other: TimeStamp) -> bool:
-        return self._ns <= other._ns
-
-    def __gt__(self, other: TimeStamp) -> bool:
-        return self._ns > other._ns
-
-    def __ge__(self, other: TimeStamp) -> bool:
-        return self._ns >= other._ns
-
-    def __hash__(self) -> int:
-        return hash(("TimeStamp", self._ns))
-
-    def __repr__(self) -> str:
-        return f"TimeStamp({self._ns})"
 
     def __str__(self) -> str:
         return self.isoformat()

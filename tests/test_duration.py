@@ -64,6 +64,9 @@ def test_arithmetic_and_comparisons() -> None:
     assert start + Duration(15) == end
     assert end.minus(Duration(15)) == start
     assert len({Duration(1), Duration(1), TimeStamp(1)}) == 2
+    assert Duration(1) != TimeStamp(1)
+    with pytest.raises(TypeError, match="cannot compare Duration with TimeStamp"):
+        assert Duration(1) < TimeStamp(2)
 
 
 def test_values_are_immutable_and_typed() -> None:
