@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from sengen.api import check
+from sengen.builder import build, generate, project_docs, write_docs
 from sengen.diagnostics import Diagnostic, has_errors, render_json, render_text
 from sengen.errors import InputError, UsageError
 from sengen.project import load_project
@@ -29,7 +30,38 @@ def _parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="check STL files and report diagnostics")
     check.add_argument("paths", nargs="*", metavar="PATH", help="STL files or folders")
-    check.add_argument(
+    _include_option(check)
+    check.add_argument("--settings", metavar="FILE", help="a codegen settings file (JSON)")
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.set_defaults(handler=_check)
+
+    build = commands.add_parser("build", help="generate Python from STL")
+    build.add_argument("paths", nargs="*", metavar="PATH", help="STL files or folders")
+    build.add_argument("--out", metavar="DIR", help="the generated root package (with PATH)")
+    _include_option(build)
+    build.add_argument("--settings", metavar="FILE", help="a codegen settings file (JSON)")
+    build.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if the output would change"
+    )
+    build.add_argument("--project", metavar="DIR", help="the project folder (default: .)")
+    build.add_argument("--no-format", action="store_true", help="skip black (not canonical)")
+    build.add_argument("--warnings-as-errors", action="store_true")
+    build.set_defaults(handler=_build)
+
+    docs = commands.add_parser("docs", help="write the Markdown reference of STL packages")
+    docs.add_argument("paths", nargs="*", metavar="PATH", help="STL files or folders")
+    docs.add_argument("--out", metavar="FILE", help="the Markdown file to write")
+    _include_option(docs)
+    docs.add_argument("--settings", metavar="FILE", help="a codegen settings file (JSON)")
+    docs.add_argument("--project", metavar="DIR", help="the project folder (default: .)")
+    docs.set_defaults(handler=_docs)
+    for sub in commands.choices.values():
+        sub.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    return parser
+
+
+def _include_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "-I",
         dest="include_paths",
         action="append",
@@ -37,12 +69,6 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="an include path (searched in the order given)",
     )
-    check.add_argument("--settings", metavar="FILE", help="a codegen settings file (JSON)")
-    check.add_argument("--format", choices=("text", "json"), default="text")
-    check.set_defaults(handler=_check)
-    for sub in commands.choices.values():
-        sub.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
-    return parser
 
 
 def _emit(diagnostics: Sequence[Diagnostic], output_format: str) -> None:
@@ -67,6 +93,57 @@ def _check(args: argparse.Namespace) -> int:
     diagnostics = check(sources, include_paths=includes, settings=settings, mangling=mangling)
     _emit(diagnostics, args.format)
     return EXIT_BAD_INPUT if has_errors(diagnostics) else EXIT_OK
+
+
+def _build(args: argparse.Namespace) -> int:
+    if args.paths:
+        if not args.out:
+            raise UsageError("sengen build with PATH needs --out DIR")
+        includes = args.include_paths or ["."]
+        result = generate(
+            [Path(p) for p in args.paths],
+            output=Path(args.out),
+            include_paths=[Path(p) for p in includes],
+            settings=Path(args.settings) if args.settings else None,
+            format=not args.no_format,
+            check=args.check,
+            warnings_as_errors=args.warnings_as_errors,
+        )
+    else:
+        if args.out:
+            raise UsageError("--out is only for builds from PATH; a project sets 'output'")
+        result = build(
+            Path(args.project or "."),
+            check=args.check,
+            format=not args.no_format,
+            include_paths=[Path(p) for p in args.include_paths],
+            settings=Path(args.settings) if args.settings else None,
+            warnings_as_errors=args.warnings_as_errors,
+        )
+    _emit(result.diagnostics, "text")
+    if not result.ok:
+        return EXIT_BAD_INPUT
+    if args.check and (result.written or result.removed):
+        for path in [*result.written, *result.removed]:
+            sys.stderr.write(f"sengen: out of date: {path}\n")
+        return EXIT_BAD_INPUT
+    return EXIT_OK
+
+
+def _docs(args: argparse.Namespace) -> int:
+    if args.paths:
+        if not args.out:
+            raise UsageError("sengen docs with PATH needs --out FILE")
+        result = write_docs(
+            [Path(p) for p in args.paths],
+            Path(args.out),
+            include_paths=[Path(p) for p in args.include_paths or ["."]],
+            settings=Path(args.settings) if args.settings else None,
+        )
+    else:
+        result = project_docs(Path(args.project or "."), Path(args.out) if args.out else None)
+    _emit(result, "text")
+    return EXIT_BAD_INPUT if has_errors(result) else EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

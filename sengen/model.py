@@ -277,6 +277,23 @@ class ClassType(UserType):
             yield parent
             parent = parent.parent
 
+    @property
+    def all_properties(self) -> tuple[Property, ...]:
+        """Inherited properties first (root first), then the class's own."""
+        inherited = self.parent.all_properties if self.parent is not None else ()
+        return inherited + self.properties
+
+    @property
+    def instantiable(self) -> bool:
+        """Usable without user code (codegen.md §3.8): not abstract, no method in the class or
+        an ancestor, no checked property (settings applied)."""
+        chain = (self, *self.ancestors())
+        return (
+            not self.abstract
+            and not any(c.methods for c in chain)
+            and not any(p.checked for c in chain for p in c.properties)
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class StlFile:

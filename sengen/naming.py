@@ -32,6 +32,7 @@ _CONTEXTS: dict[str, tuple[tuple[frozenset[str], str], ...]] = {
     "event": ((_BUILTINS, "builtin"),),
     "member": ((_BUILTINS, "builtin"), (_RUNTIME_MEMBERS, "runtime member")),
     "enumerator": ((frozenset(("mro",)), "rejected by enum"),),
+    "module": (),  # package segments and module names: keywords and soft keywords only
 }
 _TYPE_NAMES = frozenset(("None", "True", "False"))
 _Check = Callable[[str, str, str, m.Location], None]

@@ -1,0 +1,645 @@
+"""Objects: the interface root, native objects with their double buffers (runtime.md §3).
+
+A property's current value lives in a plain slot under its Python name, so reading it is a slot
+read. Assignment to property names is refused by a class-level ``__setattr__`` guard; the commit
+writes the slots through their cached descriptors. Pending writes go to a per-object ``next``
+dict and are flipped at the owner's commit, atomically per object (a per-object lock that
+readers in other threads share), only where the value changed by STL equality.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from abc import ABCMeta
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+
+from sengen.runtime import values
+from sengen.runtime.calls import Call, Promise, completed, failure
+from sengen.runtime.checks import checks
+from sengen.runtime.context import Context
+from sengen.runtime.duration import Duration
+from sengen.runtime.errors import ConstViolation, ObjectGone
+from sengen.runtime.events import EventInfo, Events, Subscription
+from sengen.runtime.meta import Category, ClassMeta, EventMeta, MethodMeta, PropertyMeta
+
+if TYPE_CHECKING:
+    from typing import Self
+
+T = TypeVar("T")
+_get_ident = threading.get_ident
+
+
+class Refreshable(Protocol):
+    """A proxy: brought up to date at its subscriber's drain."""
+
+    def _refresh(self) -> None: ...
+
+
+class ConfigError(ValueError):
+    """Problems of an object's configuration; ``problems`` holds one message each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+class Prop:
+    """A property of a generated class: its metadata, cached slot accessors, STL equality and
+    check. ``key`` is the Python name, the key of pending writes."""
+
+    __slots__ = ("accepts", "check", "eq", "get", "key", "meta", "set")
+
+    def __init__(self, meta: PropertyMeta, descriptor: Any) -> None:
+        self.meta = meta
+        self.key = meta.py_name
+        self.get: Callable[[Any], Any] = descriptor.__get__
+        self.set: Callable[[Any, Any], None] = descriptor.__set__
+        self.eq = values.equality(meta.type)
+        self.check = values.checker(meta.type)
+        self.accepts = _stem(meta.py_name) + "_accepts_set" if meta.checked else None
+
+
+def _stem(py_name: str) -> str:
+    """The unmangled snake name that derived names are built from (codegen.md §2.3): STL names
+    never end in ``_``, so a trailing one is always the mangling."""
+    return py_name[:-1] if py_name.endswith("_") else py_name
+
+
+def object_id(address: str) -> int:
+    """The deterministic 64-bit id of ``session.bus.name`` (runtime.md §3.2)."""
+    return int.from_bytes(hashlib.blake2b(address.encode(), digest_size=8).digest(), "big")
+
+
+def check_object_name(name: object) -> str:
+    if not isinstance(name, str) or not name:
+        raise ValueError("cannot create objects with empty names")
+    if any(c.isspace() for c in name):
+        raise ValueError(f"object names cannot contain whitespace ({name!r})")
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise ValueError(f"object names cannot contain control characters ({name!r})")
+    return name
+
+
+class Object(metaclass=ABCMeta):
+    """The root of every generated interface: what all views of an object share."""
+
+    __slots__ = ()
+    META: ClassVar[ClassMeta]
+    _PROPS: ClassVar[dict[str, Prop]] = {}
+    _DYNAMIC: ClassVar[tuple[Prop, ...]] = ()
+    _EVENTS: ClassVar[type[Events]] = Events
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_STL_VIEW" in cls.__dict__:
+            props = {p.py_name: Prop(p, getattr(cls, p.py_name)) for p in cls.META.all_properties}
+            cls._PROPS = props
+            cls._DYNAMIC = tuple(p for p in props.values() if p.meta.dynamic)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in type(self)._PROPS:
+            raise AttributeError(
+                f"property '{name}' of '{self.META.qualified_name}' cannot be assigned;"
+                f" use set_next_{_stem(name)}() on the owner"
+            )
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in type(self)._PROPS:
+            raise AttributeError(f"property '{name}' cannot be deleted")
+        object.__delattr__(self, name)
+
+    # -- identity -------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def bus(self) -> str | None:
+        raise NotImplementedError
+
+    @property
+    def _address(self) -> str:
+        """``session.bus.name`` (just the name while unpublished)."""
+        return f"{self.bus}.{self.name}" if self.bus else self.name
+
+    @property
+    def id(self) -> int:
+        return object_id(self._address)
+
+    @property
+    def last_commit_time(self) -> int:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self._address}>"
+
+    # -- what generated interface members call --------------------------------------------------
+
+    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Subscription:
+        raise NotImplementedError
+
+    def _connect_event(
+        self, meta: EventMeta, callback: Callable[..., None], with_info: bool
+    ) -> Subscription:
+        raise NotImplementedError
+
+    def _emit(self, meta: EventMeta, args: tuple[Any, ...]) -> None:
+        raise TypeError(f"event '{meta.stl_name}' can only be emitted by the owner")
+
+    def _send_call(
+        self,
+        method: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        call: Call[Any],
+        caller: Context | None,
+    ) -> None:
+        raise NotImplementedError
+
+    def _call(
+        self,
+        stl_name: str,
+        args: tuple[Any, ...],
+        on_result: Callable[[Call[T]], None] | None,
+        timeout: Duration | None,
+    ) -> Call[T]:
+        """An asynchronous method call: sent at the caller's commit, never blocking."""
+        method = self.META.method(stl_name)
+        assert method is not None
+        if checks.enabled:
+            _check_arguments(self.META, method, args)
+        return self._dispatch(method, args, on_result, timeout)
+
+    def _setter_call(self, stl_name: str, value: Any) -> Call[None]:
+        """``set_next_*`` through a proxy: a call that the owner executes in its drain."""
+        prop = self.META.property(stl_name)
+        assert prop is not None
+        if not prop.writable:
+            raise AttributeError(f"property '{stl_name}' of '{self._address}' is not writable")
+        return self._dispatch(prop, (value,), None, None)
+
+    def _dispatch(
+        self,
+        member: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        on_result: Callable[[Call[T]], None] | None,
+        timeout: Duration | None,
+    ) -> Call[T]:
+        call: Call[T] = Call(f"{self._address}.{member.stl_name}")
+        if on_result is not None:
+            call.add_done_callback(on_result)
+        caller = Context.current()
+        if timeout is not None and caller is not None:
+            call.deadline = caller.time + timeout.ns
+            caller.watch_deadline(call)
+        self._send_call(member, args, call, caller)
+        return call
+
+
+def _check_arguments(cls: ClassMeta, method: MethodMeta, args: tuple[Any, ...]) -> None:
+    for arg, value in zip(method.args, args, strict=True):
+        try:
+            values.checker(arg.type)(value)
+        except values.Invalid as error:
+            where = f"{method.stl_name}.{arg.stl_name}"
+            raise ValueError(
+                values.describe(error, where, "argument", cls.qualified_name)
+            ) from None
+
+
+def gone(address: str) -> ObjectGone:
+    return ObjectGone(f"object '{address}' no longer exists")
+
+
+def route_call(
+    target: NativeObject,
+    member: MethodMeta | PropertyMeta,
+    args: tuple[Any, ...],
+    call: Call[Any],
+    caller: Context | None,
+) -> None:
+    """Hand a call to ``target``'s owner at the caller's commit (at once outside any cycle)."""
+
+    def send() -> None:
+        owner = target._ctx
+        if owner is None or target._removed or not owner.running:
+            completed(caller, call, None, gone(target._address))
+        else:
+            owner.post(target._execute, member, args, call, caller)
+
+    if caller is None:
+        send()
+    else:
+        caller.send_at_commit(send)
+
+
+class NativeObject(Object):
+    """The owner's own instance: double-buffered properties, events, method execution."""
+
+    __slots__ = (
+        "__weakref__",
+        "_bus",
+        "_change_subs",
+        "_ctx",
+        "_dirty",
+        "_emitted",
+        "_event_subs",
+        "_last_commit",
+        "_lock",
+        "_name",
+        "_next",
+        "_removed",
+        "_seq",
+        "events",
+    )
+    _bus: str | None
+    _change_subs: dict[str, list[Subscription]]
+    _ctx: Context | None
+    _dirty: bool
+    _emitted: list[tuple[EventMeta, tuple[Any, ...], int]]
+    _event_subs: dict[str, list[Subscription]]
+    _last_commit: int
+    _lock: threading.Lock
+    _name: str
+    _next: dict[str, Any]
+    _removed: bool
+    _seq: int
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_STL_VIEW" not in cls.__dict__ and hasattr(cls, "META"):
+            from sengen.runtime.registry import registry
+
+            registry.register_implementation(cls)
+
+    def __init__(self, name: str) -> None:
+        cls = type(self)
+        if cls.__dict__.get("_STL_VIEW") and cls.META.is_abstract:
+            raise TypeError(
+                f"class '{cls.META.qualified_name}' is abstract and cannot be instantiated"
+            )
+        setter = object.__setattr__
+        setter(self, "_name", check_object_name(name))
+        setter(self, "_bus", None)
+        setter(self, "_ctx", None)
+        setter(self, "_next", {})
+        setter(self, "_dirty", False)
+        setter(self, "_emitted", [])
+        setter(self, "_change_subs", {})
+        setter(self, "_event_subs", {})
+        setter(self, "_last_commit", 0)
+        setter(self, "_lock", threading.Lock())
+        setter(self, "_removed", False)
+        setter(self, "_seq", 0)
+        for prop in cls._DYNAMIC:
+            prop.set(self, values.zero(prop.meta.type))
+        setter(self, "events", cls._EVENTS(self, cls.META.all_events))
+
+    # -- construction from configuration ---------------------------------------------------------
+
+    @classmethod
+    def from_config(cls, name: str, config: Mapping[str, object]) -> Self:
+        """Build an object from configuration values keyed by STL property names (runtime.md
+        §1.7). Every problem is collected into one :class:`ConfigError`."""
+        meta = cls.META
+        problems: list[str] = []
+        statics: dict[str, Any] = {}
+        dynamics: list[tuple[PropertyMeta, Any]] = []
+        for key, raw in config.items():
+            prop = meta.property(key)
+            if prop is None:
+                problems.append(
+                    f"did not find any property named '{key}' in class '{meta.qualified_name}'"
+                )
+            elif prop.category is Category.STATIC_RO:
+                problems.append(
+                    f"property '{key}' of class '{meta.qualified_name}' cannot be set from the"
+                    " configuration"
+                )
+            else:
+                try:
+                    value = values.from_config(prop.type)(raw)
+                except values.Invalid as error:
+                    problems.append(_invalid_config(prop, raw, error))
+                    continue
+                if prop.category is Category.STATIC_RW:
+                    statics[prop.py_name] = value
+                else:
+                    dynamics.append((prop, value))
+        for prop in meta.all_properties:
+            if prop.category is Category.STATIC_RW and prop.stl_name not in config:
+                problems.append(
+                    f"missing constructor argument '{prop.stl_name}' of type"
+                    f" '{prop.type.qualified_name}' for creating object '{name}' of class"
+                    f" '{meta.qualified_name}'"
+                )
+        if problems:
+            raise ConfigError(problems)
+        obj = cls(name=name, **statics)
+        for prop, value in dynamics:
+            obj._accept(cls._PROPS[prop.py_name], value)
+            cls._PROPS[prop.py_name].set(obj, value)
+        return obj
+
+    # -- identity -------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def bus(self) -> str | None:
+        return self._bus
+
+    @property
+    def local_name(self) -> str:
+        prefix = self._ctx.name if self._ctx is not None else ""
+        return f"{prefix}.{self._address}" if prefix else self._address
+
+    @property
+    def last_commit_time(self) -> int:
+        return self._last_commit
+
+    # -- lifecycle hooks: the implementation overrides them ---------------------------------------
+
+    def update(self, run_api: Any) -> None:
+        """Called every cycle of the owner, after its drain."""
+
+    def registered(self, api: Any) -> None:
+        """Called when the object is added to a bus."""
+
+    def unregistered(self, api: Any) -> None:
+        """Called when the object is removed from its bus."""
+
+    # -- registration (driven by the kernel) -----------------------------------------------------
+
+    def _bind(self, context: Context, bus: str, time: int, api: Any = None) -> None:
+        """Publish on ``bus`` owned by ``context``: the ``registered`` hook runs, then the
+        initial state (constructor, configuration and pending values) becomes current."""
+        if self._ctx is not None:
+            raise ValueError(f"object '{self.name}' is already registered on '{self._bus}'")
+        setter = object.__setattr__
+        setter(self, "_ctx", context)
+        setter(self, "_bus", bus)
+        setter(self, "_last_commit", time)
+        context.objects.append(self)
+        self.registered(api)
+        pending = self._next
+        for key, value in pending.items():
+            self._PROPS[key].set(self, value)
+        pending.clear()
+
+    def _unbind(self, api: Any = None) -> None:
+        """Remove from the bus: the ``unregistered`` hook runs; later calls fail."""
+        context = self._ctx
+        if context is None or self._removed:
+            return
+        object.__setattr__(self, "_removed", True)
+        if self in context.objects:
+            context.objects.remove(self)
+        self.unregistered(api)
+        self._change_subs.clear()
+        self._event_subs.clear()
+
+    # -- the double buffer ------------------------------------------------------------------------
+
+    def _guard(self, member: str) -> None:
+        context = self._ctx
+        if context is None:
+            return
+        if context.thread is not None and context.thread != _get_ident():
+            raise RuntimeError(
+                f"property '{member}' of '{self._address}' written from a foreign thread"
+            )
+        if context.const_member is not None:
+            raise ConstViolation(
+                f"const method '{context.const_member}' tried to change '{member}'"
+            )
+
+    def _set_next(self, key: str, value: Any) -> None:
+        """Store a pending write; the last one in a cycle wins."""
+        context = self._ctx
+        if context is not None:
+            thread = context.thread
+            if (thread is not None and thread != _get_ident()) or context.const_member is not None:
+                self._guard(self._PROPS[key].meta.stl_name)
+            if not self._dirty:
+                object.__setattr__(self, "_dirty", True)
+                context._dirty.append(self)
+        self._next[key] = value
+
+    def _check_property(self, key: str, value: Any) -> None:
+        """The owner's checks on a write: the value's type when checks are on, the checked
+        hook always."""
+        prop = self._PROPS[key]
+        if checks.enabled:
+            try:
+                prop.check(value)
+            except values.Invalid as error:
+                raise ValueError(
+                    values.describe(error, prop.meta.stl_name, "property", self.META.qualified_name)
+                ) from None
+        self._accept(prop, value)
+
+    def _accept(self, prop: Prop, value: Any) -> None:
+        if prop.accepts is not None and not getattr(self, prop.accepts)(value):
+            raise ValueError(f"invalid value for property {prop.meta.stl_name}")
+
+    def _get_next(self, key: str) -> Any:
+        pending = self._next
+        return pending[key] if key in pending else self._PROPS[key].get(self)
+
+    def _set_static(self, key: str, value: Any) -> None:
+        """``set_<s>`` of a ``[static_no_config]`` property: immediate, before registration."""
+        if self._ctx is not None:
+            raise RuntimeError(f"static property '{key}' cannot change after registration")
+        if checks.enabled:
+            self._check_property(key, value)
+        self._PROPS[key].set(self, value)
+
+    def _init_static(self, key: str, value: Any) -> None:
+        """A constructor argument: checked when checks are on, then stored."""
+        if checks.enabled:
+            self._check_property(key, value)
+        self._PROPS[key].set(self, value)
+
+    def _commit(self, time: int) -> None:
+        """Flip the pending values that differ from current, then deliver the events emitted
+        in this cycle, in emission order."""
+        object.__setattr__(self, "_dirty", False)
+        pending = self._next
+        if pending:
+            props = self._PROPS
+            changed: list[Prop] = []
+            with self._lock:
+                for key, value in pending.items():
+                    prop = props[key]
+                    if not prop.eq(value, prop.get(self)):
+                        prop.set(self, value)
+                        changed.append(prop)
+                if changed:
+                    object.__setattr__(self, "_seq", self._seq + 1)
+                    object.__setattr__(self, "_last_commit", time)
+            pending.clear()
+            subscriptions = self._change_subs
+            if subscriptions:
+                for prop in changed:
+                    for subscription in subscriptions.get(prop.key, ()):
+                        subscription.deliver((prop.get(self),))
+        emitted = self._emitted
+        if emitted:
+            object.__setattr__(self, "_emitted", [])
+            by_event = self._event_subs
+            for meta, args, created in emitted:
+                info = EventInfo(created)
+                for subscription in by_event.get(meta.stl_name, ()):
+                    subscription.deliver(args, info)
+
+    def _emit(self, meta: EventMeta, args: tuple[Any, ...]) -> None:
+        context = self._ctx
+        if context is not None:
+            self._guard(meta.stl_name)
+            if not self._dirty:
+                object.__setattr__(self, "_dirty", True)
+                context._dirty.append(self)
+        self._emitted.append((meta, args, context.time if context is not None else 0))
+
+    def _snapshot(self) -> tuple[int, int, tuple[Any, ...]]:
+        """The committed state for readers in other threads: (sequence, time, values)."""
+        with self._lock:
+            return self._seq, self._last_commit, tuple(p.get(self) for p in self._DYNAMIC)
+
+    # -- subscriptions ----------------------------------------------------------------------------
+
+    def _subscribe(
+        self, table: dict[str, list[Subscription]], key: str, subscription: Subscription
+    ) -> Subscription:
+        table.setdefault(key, []).append(subscription)
+        return subscription
+
+    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Subscription:
+        return self._subscribe(
+            self._change_subs, key, Subscription(self._ctx, callback, self._unsubscribe_change)
+        )
+
+    def _connect_event(
+        self, meta: EventMeta, callback: Callable[..., None], with_info: bool
+    ) -> Subscription:
+        return self._connect_event_from(Context.current() or self._ctx, meta, callback, with_info)
+
+    def _connect_event_from(
+        self,
+        context: Context | None,
+        meta: EventMeta,
+        callback: Callable[..., None],
+        with_info: bool,
+    ) -> Subscription:
+        """Subscribe ``context`` to an event: its callbacks run in that context's drains."""
+        subscription = Subscription(context, callback, self._unsubscribe_event, with_info)
+        return self._subscribe(self._event_subs, meta.stl_name, subscription)
+
+    def _unsubscribe_change(self, subscription: Subscription) -> None:
+        _discard(self._change_subs, subscription)
+
+    def _unsubscribe_event(self, subscription: Subscription) -> None:
+        _discard(self._event_subs, subscription)
+
+    # -- calls ------------------------------------------------------------------------------------
+
+    def _send_call(
+        self,
+        member: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        call: Call[Any],
+        caller: Context | None,
+    ) -> None:
+        route_call(self, member, args, call, caller)
+
+    def _execute(
+        self,
+        member: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        call: Call[Any],
+        caller: Context | None,
+    ) -> None:
+        """Run an arrived call in the owner's drain; its result is sent at the owner's commit."""
+        context = self._ctx
+        assert context is not None
+
+        def reply(value: Any, error: BaseException | None) -> None:
+            context.send_at_commit(lambda: completed(caller, call, value, error))
+
+        if self._removed:
+            reply(None, gone(self._address))
+            return
+        if isinstance(member, PropertyMeta):
+            self._execute_setter(member, args[0], reply)
+            return
+        implementation = getattr(self, _stem(member.py_name) + "_impl")
+        if member.deferred:
+            promise: Promise[Any] = Promise(call.label, reply)
+            try:
+                implementation(*args, promise)
+            except Exception as error:
+                if not promise._settled:
+                    promise.set_exception(error)
+            return
+        if member.constant:
+            context.const_member = member.stl_name
+        try:
+            value = implementation(*args)
+            if checks.enabled and member.return_type is not None:
+                values.checker(member.return_type)(value)
+        except values.Invalid as error:
+            where = f"{member.stl_name} result"
+            reply(
+                None,
+                failure(
+                    ValueError(values.describe(error, where, "method", self.META.qualified_name))
+                ),
+            )
+        except Exception as error:
+            reply(None, failure(error))
+        else:
+            reply(value, None)
+        finally:
+            context.const_member = None
+
+    def _execute_setter(
+        self, prop: PropertyMeta, value: Any, reply: Callable[[Any, BaseException | None], None]
+    ) -> None:
+        """A proxy's setter call: always validated here, checked hook included."""
+        slot = self._PROPS[prop.py_name]
+        try:
+            try:
+                slot.check(value)
+            except values.Invalid as error:
+                where = values.describe(error, prop.stl_name, "property", self.META.qualified_name)
+                raise ValueError(where) from None
+            self._accept(slot, value)
+            self._set_next(slot.key, value)
+        except Exception as error:
+            reply(None, failure(error))
+        else:
+            reply(None, None)
+
+
+def _invalid_config(prop: PropertyMeta, raw: object, error: values.Invalid) -> str:
+    text = f"invalid value for property '{prop.stl_name}': expected {prop.type.qualified_name}"
+    text += f", got {values.show(raw)}"
+    detail = ".".join(error.path)
+    if error.message and not error.message.startswith("expected "):
+        text += f" ({detail + ': ' if detail else ''}{error.message})"
+    elif detail:
+        text += f" ({detail}: {error.message})"
+    return text
+
+
+def _discard(table: dict[str, list[Subscription]], subscription: Subscription) -> None:
+    for subscriptions in table.values():
+        if subscription in subscriptions:
+            subscriptions.remove(subscription)
+            return

@@ -1,0 +1,322 @@
+"""Proxies: another component's view of an object (codegen.md §3.4, runtime.md §3.11).
+
+A proxy never changes during its subscriber's cycle: its values change only in the subscriber's
+drain (:meth:`_refresh`), where change callbacks run for the properties whose value differs from
+what the proxy held.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections import deque
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Protocol
+
+from sengen.runtime.calls import Call, completed
+from sengen.runtime.context import Context
+from sengen.runtime.events import EventInfo, Subscription
+from sengen.runtime.meta import ClassMeta, EventMeta, MethodMeta, PropertyMeta
+from sengen.runtime.objects import NativeObject, Object, Prop, gone, route_call
+
+
+class _Subscribers:
+    """Change callbacks held by a proxy, fired directly in its subscriber's drain."""
+
+    __slots__ = ("table",)
+
+    def __init__(self) -> None:
+        self.table: dict[str, list[Subscription]] = {}
+
+    def add(self, key: str, subscription: Subscription) -> Subscription:
+        self.table.setdefault(key, []).append(subscription)
+        return subscription
+
+    def remove(self, subscription: Subscription) -> None:
+        for subscriptions in self.table.values():
+            if subscription in subscriptions:
+                subscriptions.remove(subscription)
+                return
+
+    def fire(self, key: str, value: Any) -> None:
+        for subscription in tuple(self.table.get(key, ())):
+            if not subscription.closed:
+                subscription.callback(value)
+
+
+def _apply(
+    proxy: Object, props: tuple[Prop, ...], fresh: tuple[Any, ...], subs: _Subscribers
+) -> None:
+    for prop, value in zip(props, fresh, strict=True):
+        if not prop.eq(value, prop.get(proxy)):
+            prop.set(proxy, value)
+            subs.fire(prop.key, value)
+
+
+class LocalProxy(Object):
+    """A view, in another component of the same process, of a native object."""
+
+    __slots__ = ("__weakref__", "_changes", "_ctx", "_last_commit", "_owner", "_seq", "events")
+    _changes: _Subscribers
+    _ctx: Context
+    _last_commit: int
+    _owner: NativeObject
+    _seq: int
+
+    def __init__(self, owner: NativeObject, context: Context) -> None:
+        setter = object.__setattr__
+        setter(self, "_owner", owner)
+        setter(self, "_ctx", context)
+        setter(self, "_changes", _Subscribers())
+        seq, time, state = owner._snapshot()
+        setter(self, "_seq", seq)
+        setter(self, "_last_commit", time)
+        source = owner._PROPS
+        for key, prop in type(self)._PROPS.items():
+            prop.set(self, source[key].get(owner))
+        for prop, value in zip(self._DYNAMIC, state, strict=True):
+            prop.set(self, value)
+        setter(self, "events", type(self)._EVENTS(self, self.META.all_events))
+        context.add_proxy(self)
+
+    @property
+    def name(self) -> str:
+        return self._owner.name
+
+    @property
+    def bus(self) -> str | None:
+        return self._owner.bus
+
+    @property
+    def local_name(self) -> str:
+        return f"{self._ctx.name}.{self._address}"
+
+    @property
+    def last_commit_time(self) -> int:
+        return self._last_commit
+
+    @property
+    def owner(self) -> NativeObject:
+        return self._owner
+
+    def _refresh(self) -> None:
+        owner = self._owner
+        if owner._seq == self._seq:
+            return
+        seq, time, state = owner._snapshot()
+        object.__setattr__(self, "_seq", seq)
+        object.__setattr__(self, "_last_commit", time)
+        _apply(self, self._DYNAMIC, state, self._changes)
+
+    def _close(self) -> None:
+        """Stop refreshing (the subscriber dropped its last subscription, or stopped)."""
+        self._ctx.drop_proxy(self)
+
+    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Subscription:
+        return self._changes.add(key, Subscription(self._ctx, callback, self._changes.remove))
+
+    def _connect_event(
+        self, meta: EventMeta, callback: Callable[..., None], with_info: bool
+    ) -> Subscription:
+        return self._owner._connect_event_from(self._ctx, meta, callback, with_info)
+
+    def _send_call(
+        self,
+        member: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        call: Call[Any],
+        caller: Context | None,
+    ) -> None:
+        route_call(self._owner, member, args, call, caller)
+
+
+class RemoteEndpoint(Protocol):
+    """What a remote proxy needs from the transport. Values are Python values; the transport
+    encodes them with the class codec. Replies come back through the proxy's ``_receive_*``."""
+
+    def send_call(
+        self,
+        proxy: RemoteProxy,
+        member: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        call_id: int,
+    ) -> None: ...
+
+    def subscribe_event(self, proxy: RemoteProxy, event: EventMeta) -> None: ...
+
+    def unsubscribe_event(self, proxy: RemoteProxy, event: EventMeta) -> None: ...
+
+
+class RemoteProxy(Object):
+    """A view of an object owned by another process. Updates, results and events arrive on
+    transport threads and are only queued; the subscriber's drain applies them."""
+
+    __slots__ = (
+        "__weakref__",
+        "_bus",
+        "_changes",
+        "_ctx",
+        "_endpoint",
+        "_events_in",
+        "_gone",
+        "_incoming",
+        "_last_commit",
+        "_lock",
+        "_name",
+        "_pending",
+        "_subscribed",
+        "events",
+    )
+    _bus: str
+    _changes: _Subscribers
+    _ctx: Context
+    _endpoint: RemoteEndpoint
+    _events_in: deque[tuple[str, tuple[Any, ...], int]]
+    _gone: bool
+    _incoming: deque[tuple[Mapping[str, Any], int]]
+    _last_commit: int
+    _lock: threading.Lock
+    _name: str
+    _pending: dict[int, tuple[Call[Any], Context | None]]
+    _subscribed: dict[str, list[Subscription]]
+    _CALL_IDS: ClassVar[itertools.count[int]] = itertools.count(1)
+
+    def __init__(
+        self,
+        endpoint: RemoteEndpoint,
+        context: Context,
+        name: str,
+        bus: str,
+        state: Mapping[str, Any],
+        commit_time: int,
+    ) -> None:
+        """``state`` holds every property by STL name, static ones included (the publication)."""
+        setter = object.__setattr__
+        for attribute, value in (
+            ("_endpoint", endpoint),
+            ("_ctx", context),
+            ("_name", name),
+            ("_bus", bus),
+            ("_changes", _Subscribers()),
+            ("_incoming", deque()),
+            ("_events_in", deque()),
+            ("_pending", {}),
+            ("_subscribed", {}),
+            ("_lock", threading.Lock()),
+            ("_gone", False),
+            ("_last_commit", commit_time),
+        ):
+            setter(self, attribute, value)
+        for prop in type(self)._PROPS.values():
+            prop.set(self, state[prop.meta.stl_name])
+        setter(self, "events", type(self)._EVENTS(self, self.META.all_events))
+        context.add_proxy(self)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def bus(self) -> str | None:
+        return self._bus
+
+    @property
+    def local_name(self) -> str:
+        return f"{self._ctx.name}.{self._address}"
+
+    @property
+    def last_commit_time(self) -> int:
+        return self._last_commit
+
+    # -- arrivals from the transport (any thread) ------------------------------------------------
+
+    def _receive_state(self, changes: Mapping[str, Any], commit_time: int) -> None:
+        """One remote commit: the changed properties by STL name, applied together."""
+        self._incoming.append((changes, commit_time))
+
+    def _receive_result(self, call_id: int, value: Any, error: BaseException | None) -> None:
+        with self._lock:
+            entry = self._pending.pop(call_id, None)
+        if entry is not None:
+            call, caller = entry
+            completed(caller, call, value, error)
+
+    def _receive_event(self, stl_name: str, args: tuple[Any, ...], creation_time: int) -> None:
+        self._events_in.append((stl_name, args, creation_time))
+
+    def _receive_removed(self) -> None:
+        """The owner withdrew the object or its process was lost: pending calls fail."""
+        object.__setattr__(self, "_gone", True)
+        with self._lock:
+            pending, self._pending = dict(self._pending), {}
+        for call, caller in pending.values():
+            completed(caller, call, None, gone(self._address))
+
+    # -- the subscriber's drain -------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        incoming = self._incoming
+        if incoming:
+            merged: dict[str, Any] = {}
+            time = self._last_commit
+            for _ in range(len(incoming)):
+                changes, time = incoming.popleft()
+                merged.update(changes)
+            object.__setattr__(self, "_last_commit", time)
+            by_stl = {p.meta.stl_name: p for p in self._DYNAMIC}
+            props = tuple(by_stl[name] for name in merged)
+            _apply(self, props, tuple(merged.values()), self._changes)
+        events = self._events_in
+        for _ in range(len(events)):
+            stl_name, args, created = events.popleft()
+            info = EventInfo(created)
+            for subscription in tuple(self._subscribed.get(stl_name, ())):
+                subscription._run(args, info)
+
+    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Subscription:
+        return self._changes.add(key, Subscription(self._ctx, callback, self._changes.remove))
+
+    def _connect_event(
+        self, meta: EventMeta, callback: Callable[..., None], with_info: bool
+    ) -> Subscription:
+        subscriptions = self._subscribed.setdefault(meta.stl_name, [])
+        if not subscriptions:
+            self._endpoint.subscribe_event(self, meta)
+
+        def close(subscription: Subscription) -> None:
+            subscriptions.remove(subscription)
+            if not subscriptions:
+                self._endpoint.unsubscribe_event(self, meta)
+
+        subscription = Subscription(self._ctx, callback, close, with_info)
+        subscriptions.append(subscription)
+        return subscription
+
+    def _send_call(
+        self,
+        member: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        call: Call[Any],
+        caller: Context | None,
+    ) -> None:
+        call_id = next(self._CALL_IDS)
+
+        def send() -> None:
+            if self._gone:
+                completed(caller, call, None, gone(self._address))
+                return
+            with self._lock:
+                self._pending[call_id] = (call, caller)
+            self._endpoint.send_call(self, member, args, call_id)
+
+        if caller is None:
+            send()
+        else:
+            caller.send_at_commit(send)
+
+
+def proxy_classes(meta: ClassMeta) -> tuple[type[LocalProxy], type[RemoteProxy]]:
+    """The generated proxy classes of ``meta``'s class (registered by its module)."""
+    from sengen.runtime.registry import registry
+
+    return registry.proxies(meta)
