@@ -9,6 +9,7 @@ nothing and outputs that are no longer produced can be removed (and nothing else
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import keyword
 import os
@@ -16,8 +17,6 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import black
 
 from sengen import model as m
 from sengen.collisions import collision_errors
@@ -192,7 +191,7 @@ def _build_key(
         settings_text = ""
     options = {
         "sengen": __version__,
-        "black": black.__version__,
+        "black": importlib.metadata.version("black"),
         "includes": [os.path.abspath(p) for p in includes],
         "settings": settings_text,
         "external": sorted(external.items()),

@@ -3,6 +3,8 @@ are an error naming both; sengen never invents suffixes."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sengen import model as m
 from sengen.diagnostics import Diagnostic, Note, Severity
 from sengen.naming import python_name, snake_case
@@ -38,7 +40,7 @@ def _member_names(cls: m.ClassType) -> list[tuple[str, _Origin]]:
     return names
 
 
-def _duplicates(names: list[tuple[str, _Origin]], scope: str) -> list[Diagnostic]:
+def _duplicates(names: Sequence[tuple[str, _Origin]], scope: str) -> list[Diagnostic]:
     seen: dict[str, _Origin] = {}
     found: list[Diagnostic] = []
     for name, origin in names:

@@ -309,10 +309,12 @@ class StlFile:
 
     @property
     def relative_path(self) -> str:
-        try:
-            return self.path.relative_to(self.root).as_posix()
-        except ValueError:
-            return self.path.name
+        for root in (self.root, self.root.resolve()):
+            try:
+                return self.path.relative_to(root).as_posix()
+            except ValueError:
+                continue
+        return self.path.name
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from typing import Any
 
 import black
 import jinja2
+from black.mode import TargetVersion
 
 from sengen import model as m
 from sengen import templates
@@ -21,7 +22,7 @@ from sengen.version import __version__
 
 BLACK_MODE = black.Mode(
     line_length=100,
-    target_versions={black.TargetVersion.PY311},
+    target_versions={TargetVersion.PY311},
     string_normalization=True,
     magic_trailing_comma=True,
     preview=False,
@@ -148,14 +149,16 @@ def render_module(layout: Layout, stl_file: m.StlFile) -> str:
     def source_of(t: m.UserType) -> str:
         return f"{stl_file.relative_path}:{t.location.line}"
 
-    helpers = {
-        "source_of": source_of,
-        "annotations": lambda types: [view.annotation(t) for t in types],
-        "arg_meta": lambda arguments: [
+    def annotations(types: Iterable[m.Type]) -> list[str]:
+        return [view.annotation(t) for t in types]
+
+    def arg_meta(arguments: Iterable[m.Argument]) -> list[str]:
+        return [
             f"_rt.ArgMeta({a.name!r}, {_argument(a)!r}, {view.meta(a.type)}, {a.description!r})"
             for a in arguments
-        ],
-    }
+        ]
+
+    helpers = {"source_of": source_of, "annotations": annotations, "arg_meta": arg_meta}
     blocks = [
         env.get_template(_KIND_TEMPLATES[type(t)]).render(t=t, c=t, v=view, **helpers)
         for t in stl_file.types

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from wheel_tree import run_mypy, wheel_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKED = ["sengen", "runtime", "templates", "tests", "bench", "examples"]
@@ -30,46 +31,8 @@ def test_black_formatted() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def _import_tree(folder: Path) -> Path:
-    """The package as installed: ``sengen/`` with ``runtime/`` and ``templates/`` inside it.
-
-    setuptools maps ``sengen.runtime`` to the top-level ``runtime/`` folder; an editable install
-    does that with an import hook that mypy cannot follow, so mypy checks a tree of symlinks laid
-    out as the wheel lays out the files.
-    """
-    package = folder / "sengen"
-    package.mkdir()
-    for entry in (ROOT / "sengen").iterdir():
-        if entry.name != "__pycache__":
-            (package / entry.name).symlink_to(entry)
-    for mapped in ("runtime", "templates"):
-        (package / mapped).symlink_to(ROOT / mapped)
-    for other in ("tests", "bench"):
-        (folder / other).symlink_to(ROOT / other)
-    return folder
-
-
 @pytest.mark.slow
 def test_mypy_strict(tmp_path: Path) -> None:
-    tree = _import_tree(tmp_path)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--config-file",
-            str(ROOT / "pyproject.toml"),
-            "--cache-dir",
-            str(ROOT / ".mypy_cache"),
-            "sengen",
-            "tests",
-            "bench",
-        ],
-        cwd=tree,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    tree = wheel_tree(tmp_path)
+    result = run_mypy(tree, "sengen", "tests", "bench")
     assert result.returncode == 0, result.stdout + result.stderr
