@@ -8,6 +8,7 @@ nothing and outputs that are no longer produced can be removed (and nothing else
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sengen import model as m
+from sengen import templates
 from sengen.collisions import collision_errors
 from sengen.diagnostics import Diagnostic, Severity, has_errors
 from sengen.docs import render_docs
@@ -69,6 +71,7 @@ def generate(
     check: bool = False,
     mangling: bool = True,
     warnings_as_errors: bool = False,
+    root_files: bool = True,
 ) -> GenerateResult:
     """Generate the root package ``output`` from ``sources``. Input problems come back as
     diagnostics; only invalid arguments raise :class:`UsageError`. With ``check`` nothing is
@@ -80,7 +83,7 @@ def generate(
     sources = list(sources)
     includes = [Path(p) for p in include_paths]
     external = dict(external_packages or {})
-    key = _build_key(sources, includes, settings, external, format, mangling)
+    key = _build_key(sources, includes, settings, external, (format, mangling, root_files))
     manifest = _Manifest.read(out)
     source_list = [_relative(Path(p), out) for p in _source_files(sources)]
     if manifest is not None and manifest.is_current(key, source_list, out):
@@ -104,7 +107,7 @@ def generate(
         )
     if has_errors(diagnostics):
         return result
-    files = _render(program, layout, format)
+    files = _render(program, layout, format, root_files)
     _write(out, files, key, program, result, check, source_list)
     return result
 
@@ -128,7 +131,9 @@ def _representable(layout: Layout) -> list[Diagnostic]:
     return found
 
 
-def _render(program: m.Program, layout: Layout, formatted: bool) -> dict[str, bytes]:
+def _render(
+    program: m.Program, layout: Layout, formatted: bool, root_files: bool
+) -> dict[str, bytes]:
     """Every output file by its path relative to the root, in sorted order."""
     texts: dict[str, str] = {}
     exports: dict[tuple[str, ...], list[tuple[str, str]]] = {}
@@ -140,7 +145,8 @@ def _render(program: m.Program, layout: Layout, formatted: bool) -> dict[str, by
         names.extend((place.name, n) for n in public_names(stl_file))
         for depth in range(1, len(place.package) + 1):
             packages.add(place.package[:depth])
-    texts["__init__.py"] = render_init("The generated root package.", [])
+    if root_files:
+        texts["__init__.py"] = render_init("The generated root package.", [])
     for package in sorted(packages):
         title = f"Generated Python package of STL package {'.'.join(package)}."
         texts["/".join(package) + "/__init__.py"] = render_init(title, exports.get(package, []))
@@ -148,7 +154,8 @@ def _render(program: m.Program, layout: Layout, formatted: bool) -> dict[str, by
     sources = [texts[p] for p in paths]
     results = format_all(sources) if formatted else sources
     files = {path: text.encode() for path, text in zip(paths, results, strict=True)}
-    files["py.typed"] = b""
+    if root_files:
+        files["py.typed"] = b""
     return dict(sorted(files.items()))
 
 
@@ -176,8 +183,7 @@ def _build_key(
     includes: list[Path],
     settings: PathLike | Settings | None,
     external: dict[str, str],
-    formatted: bool,
-    mangling: bool,
+    flags: tuple[bool, bool, bool],
 ) -> str:
     """What, besides the STL files, determines the output: versions, options and settings."""
     if isinstance(settings, Settings):
@@ -191,14 +197,26 @@ def _build_key(
         settings_text = ""
     options = {
         "sengen": __version__,
+        "generator": _generator_digest(),
         "black": importlib.metadata.version("black"),
         "includes": [os.path.abspath(p) for p in includes],
         "settings": settings_text,
         "external": sorted(external.items()),
-        "format": formatted,
-        "mangling": mangling,
+        "flags": flags,  # format, mangling warnings, root files
     }
     return _digest(json.dumps(options, sort_keys=True).encode())
+
+
+@functools.cache
+def _generator_digest() -> str:
+    """The generator's own code and templates: a development checkout that changes them
+    without a version bump still rebuilds."""
+    digest = hashlib.sha256()
+    for folder in (Path(__file__).parent, Path(templates.__file__).parent):
+        for path in sorted(folder.rglob("*")):
+            if path.suffix in (".py", ".j2", ".lark"):
+                digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
 
 
 def _source_files(sources: list[PathLike]) -> list[str]:

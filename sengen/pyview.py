@@ -132,12 +132,15 @@ class ModuleView:
         return f"from {dots}{'.'.join(target.package)} import {target.name} as {target.alias}"
 
     def imports(self) -> list[str]:
-        """The import lines, standard library first, then the runtime, then the tree."""
+        """The import lines in isort's sections: the standard library, then absolute imports
+        (the runtime, external packages), then the tree's relative imports; a blank line
+        (an empty string) between sections."""
         lines = sorted(set(self._used.values()))
         standard = [line for line in lines if line.startswith("import ")]
-        runtime = [line for line in lines if line.startswith("from sengen import")]
-        rest = [line for line in lines if line not in standard and line not in runtime]
-        return [*standard, *runtime, *rest]
+        relative = [line for line in lines if line.startswith("from .")]
+        absolute = [line for line in lines if line not in standard and line not in relative]
+        sections = [section for section in (standard, absolute, relative) if section]
+        return [line for section in sections for line in (*section, "")][:-1]
 
     # -- spelling types ---------------------------------------------------------------------------
 

@@ -148,7 +148,7 @@ class AnimalBaseEvents(AnimalEvents):
 class AnimalBase(_rt.NativeObject, Animal):
     """The implementation base of :class:`Animal`: subclass it and implement the ``*_impl`` hooks."""
 
-    __slots__ = ("hunger", "legs", "tag_id")
+    __slots__ = ("legs", "tag_id", "hunger")
     _STL_VIEW = True
     _EVENTS = AnimalBaseEvents
 
@@ -184,7 +184,7 @@ class AnimalBase(_rt.NativeObject, Animal):
 class AnimalLocalProxy(_rt.LocalProxy, Animal):
     """A view of a :class:`Animal` owned by another component of this process."""
 
-    __slots__ = ("hunger", "legs", "tag_id")
+    __slots__ = ("legs", "tag_id", "hunger")
     _STL_VIEW = True
     _EVENTS = AnimalEvents
 
@@ -192,7 +192,7 @@ class AnimalLocalProxy(_rt.LocalProxy, Animal):
 class AnimalRemoteProxy(_rt.RemoteProxy, Animal):
     """A view of a :class:`Animal` owned by another process."""
 
-    __slots__ = ("hunger", "legs", "tag_id")
+    __slots__ = ("legs", "tag_id", "hunger")
     _STL_VIEW = True
     _EVENTS = AnimalEvents
 
@@ -351,7 +351,7 @@ class CatBaseEvents(AnimalBaseEvents, CatEvents):
 class CatBase(AnimalBase, Cat):
     """The implementation base of :class:`Cat`: subclass it and implement the ``*_impl`` hooks."""
 
-    __slots__ = ("mood", "name2")
+    __slots__ = ("name2", "mood")
     _STL_VIEW = True
     _EVENTS = CatBaseEvents
 
@@ -408,7 +408,7 @@ class CatBase(AnimalBase, Cat):
 class CatLocalProxy(AnimalLocalProxy, Cat):
     """A view of a :class:`Cat` owned by another component of this process."""
 
-    __slots__ = ("mood", "name2")
+    __slots__ = ("name2", "mood")
     _STL_VIEW = True
     _EVENTS = CatEvents
 
@@ -416,7 +416,7 @@ class CatLocalProxy(AnimalLocalProxy, Cat):
 class CatRemoteProxy(AnimalRemoteProxy, Cat):
     """A view of a :class:`Cat` owned by another process."""
 
-    __slots__ = ("mood", "name2")
+    __slots__ = ("name2", "mood")
     _STL_VIEW = True
     _EVENTS = CatEvents
 
@@ -525,7 +525,7 @@ class BeaconBaseEvents(BeaconEvents):
 class BeaconBase(_rt.NativeObject, Beacon):
     """The implementation base of :class:`Beacon`: subclass it."""
 
-    __slots__ = ("count", "period", "type_")
+    __slots__ = ("period", "count", "type_")
     _STL_VIEW = True
     _EVENTS = BeaconBaseEvents
 
@@ -564,7 +564,7 @@ class BeaconBase(_rt.NativeObject, Beacon):
 class BeaconLocalProxy(_rt.LocalProxy, Beacon):
     """A view of a :class:`Beacon` owned by another component of this process."""
 
-    __slots__ = ("count", "period", "type_")
+    __slots__ = ("period", "count", "type_")
     _STL_VIEW = True
     _EVENTS = BeaconEvents
 
@@ -572,7 +572,7 @@ class BeaconLocalProxy(_rt.LocalProxy, Beacon):
 class BeaconRemoteProxy(_rt.RemoteProxy, Beacon):
     """A view of a :class:`Beacon` owned by another process."""
 
-    __slots__ = ("count", "period", "type_")
+    __slots__ = ("period", "count", "type_")
     _STL_VIEW = True
     _EVENTS = BeaconEvents
 

@@ -129,7 +129,7 @@ class SensorBaseEvents(_base__common__common.DeviceBaseEvents, SensorEvents):
 class SensorBase(_base__common__common.DeviceBase, Sensor):
     """The implementation base of :class:`Sensor`: subclass it."""
 
-    __slots__ = ("property_", "readings")
+    __slots__ = ("readings", "property_")
     _STL_VIEW = True
     _EVENTS = SensorBaseEvents
 
@@ -167,7 +167,7 @@ class SensorBase(_base__common__common.DeviceBase, Sensor):
 class SensorLocalProxy(_base__common__common.DeviceLocalProxy, Sensor):
     """A view of a :class:`Sensor` owned by another component of this process."""
 
-    __slots__ = ("property_", "readings")
+    __slots__ = ("readings", "property_")
     _STL_VIEW = True
     _EVENTS = SensorEvents
 
@@ -175,7 +175,7 @@ class SensorLocalProxy(_base__common__common.DeviceLocalProxy, Sensor):
 class SensorRemoteProxy(_base__common__common.DeviceRemoteProxy, Sensor):
     """A view of a :class:`Sensor` owned by another process."""
 
-    __slots__ = ("property_", "readings")
+    __slots__ = ("readings", "property_")
     _STL_VIEW = True
     _EVENTS = SensorEvents
 
