@@ -294,7 +294,8 @@ class NativeObject(Object):
         setter(self, "_lock", threading.Lock())
         setter(self, "_removed", False)
         setter(self, "_seq", 0)
-        for prop in cls._DYNAMIC:
+        # Zero values for everything; the constructor then sets the [static] ones.
+        for prop in cls._PROPS.values():
             prop.set(self, values.zero(prop.meta.type))
         setter(self, "events", cls._EVENTS(self, cls.META.all_events))
 
@@ -340,8 +341,14 @@ class NativeObject(Object):
             raise ConfigError(problems)
         obj = cls(name=name, **statics)
         for prop, value in dynamics:
-            obj._accept(cls._PROPS[prop.py_name], value)
-            cls._PROPS[prop.py_name].set(obj, value)
+            slot = cls._PROPS[prop.py_name]
+            try:
+                obj._accept(slot, value)
+            except ValueError as error:
+                problems.append(str(error))
+            slot.set(obj, value)
+        if problems:
+            raise ConfigError(problems)
         return obj
 
     # -- identity -------------------------------------------------------------------------------
@@ -386,6 +393,12 @@ class NativeObject(Object):
         setter(self, "_bus", bus)
         setter(self, "_last_commit", time)
         context.objects.append(self)
+        # Subscriptions made before registration had no context yet: they belong to the owner.
+        for table in (self._change_subs, self._event_subs):
+            for subscriptions in table.values():
+                for subscription in subscriptions:
+                    if subscription.context is None:
+                        subscription.context = context
         self.registered(api)
         pending = self._next
         for key, value in pending.items():
@@ -455,7 +468,8 @@ class NativeObject(Object):
     def _set_static(self, key: str, value: Any) -> None:
         """``set_<s>`` of a ``[static_no_config]`` property: immediate, before registration."""
         if self._ctx is not None:
-            raise RuntimeError(f"static property '{key}' cannot change after registration")
+            stl_name = self._PROPS[key].meta.stl_name
+            raise RuntimeError(f"static property '{stl_name}' cannot change after registration")
         if checks.enabled:
             self._check_property(key, value)
         self._PROPS[key].set(self, value)

@@ -47,10 +47,15 @@ class _Subscribers:
 def _apply(
     proxy: Object, props: tuple[Prop, ...], fresh: tuple[Any, ...], subs: _Subscribers
 ) -> None:
+    """Take a whole commit first, then run the callbacks: a callback that reads another
+    property sees the same commit (runtime.md §3.6)."""
+    changed = []
     for prop, value in zip(props, fresh, strict=True):
         if not prop.eq(value, prop.get(proxy)):
             prop.set(proxy, value)
-            subs.fire(prop.key, value)
+            changed.append((prop.key, value))
+    for key, value in changed:
+        subs.fire(key, value)
 
 
 class LocalProxy(Object):

@@ -96,6 +96,13 @@ class Registry:
             if cls not in found:
                 found.append(cls)
 
+    def entries(self, scope: str) -> tuple[list[TypeMeta], list[ClassEntry]]:
+        """Every type and class registered in ``scope``, sorted by qualified name."""
+        with self._lock:
+            types = [e.meta for (s, _), e in sorted(self._types.items()) if s == scope]
+            classes = [e for (s, _), e in sorted(self._classes.items()) if s == scope]
+        return types, classes
+
     # -- lookups ----------------------------------------------------------------------------------
 
     def proxies(self, meta: ClassMeta) -> tuple[type[LocalProxy], type[RemoteProxy]]:

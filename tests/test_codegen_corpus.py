@@ -75,14 +75,25 @@ def test_all_trees_import_in_one_process(
     built: tuple[Path, dict[str, sengen.GenerateResult]],
 ) -> None:
     out, _ = built
+    # Importing every tree, then the zero value of every type and of every class's
+    # properties through the binary codec and back.
     script = (
         "import importlib, pkgutil, sys\n"
+        "from sengen.runtime import codec, registry, values\n"
         "count = 0\n"
         "for root in sys.argv[1:]:\n"
         "    package = importlib.import_module(root)\n"
         "    for info in pkgutil.walk_packages(package.__path__, root + '.'):\n"
         "        importlib.import_module(info.name)\n"
         "        count += 1\n"
+        "    types, classes = registry.entries(root)\n"
+        "    for meta in types:\n"
+        "        zero = values.zero(meta)\n"
+        "        assert values.equality(meta)(codec.decode(meta, codec.encode(meta, zero)), zero)\n"
+        "    for entry in classes:\n"
+        "        c = codec.ClassCodec(entry.meta)\n"
+        "        state = {p.stl_name: values.zero(p.type) for p in entry.meta.all_properties}\n"
+        "        assert c.decode_properties(c.encode_properties(state)).keys() == state.keys()\n"
         "print(count)\n"
     )
     names = sorted(_trees())

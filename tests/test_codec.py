@@ -1,0 +1,139 @@
+"""The binary codecs: round trips, the cheap encode checks and the decode checks (codegen.md
+§1.4), and the per-class codec a remote proxy is fed through."""
+
+from __future__ import annotations
+
+import math
+import re
+import struct
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from objects_support import Tree, imported_tree
+from sengen.runtime import codec, values
+from sengen.runtime.codec import ClassCodec
+
+from sengen import runtime
+
+ROOT = "objgen_codec"
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tree]:
+    with imported_tree(tmp_path_factory.mktemp("codec"), ROOT) as generated:
+        yield generated
+
+
+def _meta(tree: Tree, name: str) -> Any:
+    found = runtime.registry.find_type(f"objtest.{name}", [ROOT])
+    assert found is not None, name
+    return found
+
+
+def _round(meta: Any, value: Any) -> Any:
+    return codec.decode(meta, codec.encode(meta, value))
+
+
+def test_every_kind_round_trips(tree: Tree) -> None:
+    t = tree.types
+    shape = t.Shape(
+        t.Mode.running,
+        t.Point(1.5, -2.0),
+        (1, 2, 3),
+        (-5, 7),
+        "näme",
+        b"\x00\xff",
+        runtime.Duration(-3),
+        runtime.TimeStamp(10**18),
+    )
+    assert _round(t.Shape.META, shape) == shape
+    assert _round(t.Shape.META, values.zero(t.Shape.META)) == values.zero(t.Shape.META)
+    spot = t.Spot(t.Point3(1.0, 2.0, 3.5), 12.5, 6)
+    assert _round(t.Spot.META, spot) == spot
+
+
+def test_variants_keep_same_typed_alternatives_apart(tree: Tree) -> None:
+    t = tree.types
+    for tag, value in [("u64", 7), ("i32", 7), ("Label", "x"), ("string", "x"), ("bool", True)]:
+        decoded = _round(t.Value.META, t.Value(tag, value))
+        assert (decoded.tag, decoded.value) == (tag, value)
+    assert codec.encode(t.Value.META, t.Value("i32", 7))[:4] == struct.pack("<I", 1)
+
+
+def test_nan_survives_and_bytes_stay_bytes(tree: Tree) -> None:
+    t = tree.types
+    decoded = _round(t.Point.META, t.Point(math.nan, 0.0))
+    assert math.isnan(decoded.x)
+    assert _round(_meta(tree, "Blob"), b"abc") == b"abc"
+    assert _round(_meta(tree, "ByteList"), (1, 2)) == (1, 2)
+
+
+def test_a_struct_of_numbers_is_one_packed_run(tree: Tree) -> None:
+    t = tree.types
+    data = codec.encode(t.Point3.META, t.Point3(1.0, 2.0, 3.0))
+    assert data == struct.pack("<ddf", 1.0, 2.0, 3.0)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("Point", "Point3", "given where 'objtest.Point' is expected"),
+        ("Few", (1, 2, 3, 4), "holds at most 3 elements, got 4"),
+        ("Pair", (1,), "holds exactly 2 elements, got 1"),
+        ("Small", 70000, "does not fit in objtest.Small"),
+        ("Altitude", 1e39, "does not fit in objtest.Altitude"),
+    ],
+)
+def test_encode_checks(tree: Tree, name: str, value: Any, message: str) -> None:
+    if value == "Point3":
+        value = tree.types.Point3(0.0, 0.0, 0.0)
+    with pytest.raises(values.Invalid, match=re.escape(message)):
+        codec.encode(_meta(tree, name) if name != "Point" else tree.types.Point.META, value)
+
+
+def test_decode_checks(tree: Tree) -> None:
+    t = tree.types
+    with pytest.raises(values.Invalid, match=re.escape("not a key of objtest.Mode")):
+        codec.decode(_meta(tree, "Mode"), b"\x07")
+    with pytest.raises(values.Invalid, match=re.escape("not an alternative key")):
+        codec.decode(t.Value.META, struct.pack("<I", 9))
+    with pytest.raises(values.Invalid, match=re.escape("out of the range")):
+        codec.decode(_meta(tree, "Depth"), struct.pack("<i", 99))
+    with pytest.raises(values.Invalid, match=re.escape("holds at most 3 elements, got 5")):
+        codec.decode(_meta(tree, "Few"), struct.pack("<I", 5) + bytes(20))
+    with pytest.raises(values.Invalid, match=re.escape("truncated")):
+        codec.decode(t.Point.META, b"\x00" * 9)
+    with pytest.raises(values.Invalid, match=re.escape("truncated string")):
+        codec.decode(_meta(tree, "Label"), struct.pack("<I", 100) + b"ab")
+    with pytest.raises(values.Invalid, match=re.escape("bytes left")):
+        codec.decode(t.Point.META, bytes(17))
+    with pytest.raises(values.Invalid, match=re.escape("invalid optional flag")):
+        codec.decode(_meta(tree, "MaybeInt"), b"\x02")
+
+
+def test_class_codec_feeds_a_remote_proxy(tree: Tree) -> None:
+    d = tree.devices
+    meta = d.Gauge.META
+    wire = ClassCodec(meta)
+    dynamic = [p for p in meta.all_properties if p.dynamic]
+    changes = {p.stl_name: values.zero(p.type) for p in dynamic}
+    decoded = wire.decode_properties(wire.encode_properties(changes))
+    assert decoded == changes
+    with pytest.raises(values.Invalid, match=re.escape("unknown property id")):
+        wire.decode_properties(struct.pack("<II", 1, 12345))
+    for event in meta.all_events:
+        args = tuple(values.zero(a.type) for a in event.args)
+        assert wire.decode_event(wire.encode_event(event.stl_name, args)) == (event.stl_name, args)
+
+
+def test_class_codec_calls_and_results(tree: Tree) -> None:
+    meta = tree.devices.Worker.META
+    wire = ClassCodec(meta)
+    for method in meta.all_methods:
+        args = tuple(values.zero(a.type) for a in method.args)
+        assert wire.decode_call(wire.encode_call(method.stl_name, args)) == (method.stl_name, args)
+        if method.return_type is not None:
+            result = values.zero(method.return_type)
+            encoded = wire.encode_result(method.stl_name, result)
+            assert wire.decode_result(method.stl_name, encoded) == result
