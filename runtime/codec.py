@@ -261,14 +261,18 @@ def _struct_codec(meta: StructMeta) -> tuple[Encode, Decode]:
     return encode_struct, decode_struct
 
 
+def _require(value: object, cls: type, meta: TypeMeta) -> None:
+    if type(value) is not cls:
+        raise Invalid(f"expected {meta.qualified_name}, got {value!r}")
+
+
 def _variant_codec(meta: VariantMeta) -> tuple[Encode, Decode]:
     by_tag = {a.tag: (a.key, codec(a.type)[0]) for a in meta.alternatives}
     by_key = {a.key: (a.tag, codec(a.type)[1]) for a in meta.alternatives}
     cls = meta.py_class
 
     def encode_variant(out: bytearray, value: Any) -> None:
-        if value.__class__ is not cls:  # exact class; ``type()`` would narrow Any to object
-            raise Invalid(f"expected {meta.qualified_name}, got {value!r}")
+        _require(value, cls, meta)
         key, encode_value = by_tag[value.tag]
         out += _U32.pack(key)
         encode_value(out, value.value)
