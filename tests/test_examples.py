@@ -39,3 +39,20 @@ def test_school_model() -> None:
     activity = program.find("school.Activity")
     assert isinstance(activity, VariantType)
     assert [a.type.name for a in activity.alternatives] == ["Date", "Register", "string"]
+
+
+def test_school_demo_runs_the_generated_classes() -> None:
+    """The README's main job: generate, implement, cycle; calls complete, events arrive."""
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / "school" / "demo.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "  head hears: Ada enrolled" in lines
+    assert lines.count("  head hears: Ada enrolled") == 1
+    assert "answers: [('Ada', True), ('Alan', True), ('Ada', False)]" in lines
+    assert lines[-1] == "room 12 taught by Ms Lee: ['Ada', 'Alan']"
