@@ -101,12 +101,14 @@ class Context:
         events, then send the buffered calls and results in order."""
         if time is not None:
             self.time = time
-        dirty, self._dirty = self._dirty, []
-        for obj in dirty:
-            obj._commit(self.time)
-        sends, self._sends = self._sends, []
-        for send in sends:
-            send()
+        if self._dirty:
+            dirty, self._dirty = self._dirty, []
+            for obj in dirty:
+                obj._commit(self.time)
+        if self._sends:
+            sends, self._sends = self._sends, []
+            for send in sends:
+                send()
 
     def watch_deadline(self, call: Call[Any]) -> None:
         self._deadlines.append(call)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, ParamSpec
 
 from sengen.runtime import values
@@ -23,11 +22,22 @@ if TYPE_CHECKING:
 P = ParamSpec("P")
 
 
-@dataclass(frozen=True, slots=True)
 class EventInfo:
     """What ``connect(callback, with_info=True)`` passes first: the emitting cycle's time."""
 
-    creation_time: int
+    __slots__ = ("creation_time",)
+
+    def __init__(self, creation_time: int) -> None:
+        self.creation_time = creation_time
+
+    def __repr__(self) -> str:
+        return f"EventInfo(creation_time={self.creation_time})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EventInfo) and other.creation_time == self.creation_time
+
+    def __hash__(self) -> int:
+        return hash(self.creation_time)
 
 
 class Subscription:
@@ -59,20 +69,23 @@ class Subscription:
     def __exit__(self, *_: object) -> None:
         self.close()
 
-    def deliver(self, args: tuple[Any, ...], info: EventInfo | None = None) -> None:
-        """Queue the callback in the subscriber's drain (at once outside any context)."""
+    def deliver(self, args: tuple[Any, ...], created: int | None = None) -> None:
+        """Queue the callback in the subscriber's drain (at once outside any context).
+        ``created`` is the emitting cycle's time of an event (None for property changes)."""
         if self.closed:
             return
-        if self.context is None:
-            self._run(args, info)
-        else:
-            self.context.post(self._run, args, info)
+        context = self.context
+        if context is None:
+            self._run(args, created)
+        elif context.running:  # Context.post, inlined: this runs once per delivery
+            context._queue.append((self._run, (args, created)))
 
-    def _run(self, args: tuple[Any, ...], info: EventInfo | None) -> None:
+    def _run(self, args: tuple[Any, ...], created: int | None) -> None:
         if self.closed:
             return
-        if self.with_info and info is not None:
-            self.callback(info, *args)
+        if self.with_info and created is not None:
+            # Built only for the subscribers that asked for it: most never do.
+            self.callback(EventInfo(created), *args)
         else:
             self.callback(*args)
 
@@ -80,12 +93,14 @@ class Subscription:
 class EventHandle(Generic[P]):
     """``obj.events.<e>``: connect callbacks that receive the event's arguments in STL order."""
 
-    __slots__ = ("_checks", "_obj", "meta")
+    __slots__ = ("_check", "_obj", "_single", "meta")
 
     def __init__(self, obj: Object, meta: EventMeta) -> None:
         self._obj = obj
         self.meta = meta
-        self._checks = [values.checker(a.type) for a in meta.args]
+        self._check = values.arguments_checker(tuple(a.type for a in meta.args))
+        # Most events have one argument: its check is called directly, without a wrapper.
+        self._single = values.checker(meta.args[0].type) if len(meta.args) == 1 else None
 
     def connect(self, callback: Callable[P, None], *, with_info: bool = False) -> Subscription:
         return self._obj._connect_event(self.meta, callback, with_info)
@@ -114,15 +129,21 @@ class EventHandle(Generic[P]):
     def _emit(self, args: tuple[Any, ...]) -> None:
         """Validate (when checks are on) and queue one emission until the owner's commit."""
         if checks.enabled:
-            for arg, check, value in zip(self.meta.args, self._checks, args, strict=True):
-                try:
-                    check(value)
-                except values.Invalid as error:
-                    owner = self._obj.META.qualified_name
-                    where = f"{self.meta.stl_name}.{arg.stl_name}"
-                    raise ValueError(
-                        values.describe(error, where, "event argument", owner)
-                    ) from None
+            try:
+                if self._single is not None:
+                    try:
+                        self._single(args[0])
+                    except values.Invalid as error:
+                        raise error.inside("0") from None
+                else:
+                    self._check(args)
+            except values.Invalid as error:
+                index = int(error.path[0])
+                arg = self.meta.args[index]
+                inner = values.Invalid(error.message, error.path[1:])
+                where = f"{self.meta.stl_name}.{arg.stl_name}"
+                owner = self._obj.META.qualified_name
+                raise ValueError(values.describe(inner, where, "event argument", owner)) from None
         self._obj._emit(self.meta, args)
 
 

@@ -9,10 +9,12 @@ readers in other threads share), only where the value changed by STL equality.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 from abc import ABCMeta
 from collections.abc import Callable, Mapping
+from time import sleep as _sleep
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from sengen.runtime import values
@@ -21,7 +23,7 @@ from sengen.runtime.checks import checks
 from sengen.runtime.context import Context
 from sengen.runtime.duration import Duration
 from sengen.runtime.errors import ConstViolation, ObjectGone
-from sengen.runtime.events import EventInfo, Events, Subscription
+from sengen.runtime.events import Events, Subscription
 from sengen.runtime.meta import Category, ClassMeta, EventMeta, MethodMeta, PropertyMeta
 
 if TYPE_CHECKING:
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 _get_ident = threading.get_ident
+_yield = functools.partial(_sleep, 0)
 
 
 class Refreshable(Protocol):
@@ -244,29 +247,23 @@ class NativeObject(Object):
         "_bus",
         "_change_subs",
         "_ctx",
-        "_dirty",
         "_emitted",
         "_event_subs",
-        "_last_commit",
-        "_lock",
         "_name",
         "_next",
         "_removed",
-        "_seq",
+        "_version",
         "events",
     )
     _bus: str | None
     _change_subs: dict[str, list[Subscription]]
     _ctx: Context | None
-    _dirty: bool
     _emitted: list[tuple[EventMeta, tuple[Any, ...], int]]
     _event_subs: dict[str, list[Subscription]]
-    _last_commit: int
-    _lock: threading.Lock
     _name: str
     _next: dict[str, Any]
     _removed: bool
-    _seq: int
+    _version: list[int]  # [commit sequence, last commit time]; odd sequence: a commit is writing
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -286,14 +283,11 @@ class NativeObject(Object):
         setter(self, "_bus", None)
         setter(self, "_ctx", None)
         setter(self, "_next", {})
-        setter(self, "_dirty", False)
         setter(self, "_emitted", [])
         setter(self, "_change_subs", {})
         setter(self, "_event_subs", {})
-        setter(self, "_last_commit", 0)
-        setter(self, "_lock", threading.Lock())
         setter(self, "_removed", False)
-        setter(self, "_seq", 0)
+        setter(self, "_version", [0, 0])
         # Zero values for everything; the constructor then sets the [static] ones.
         for prop in cls._PROPS.values():
             prop.set(self, values.zero(prop.meta.type))
@@ -368,7 +362,7 @@ class NativeObject(Object):
 
     @property
     def last_commit_time(self) -> int:
-        return self._last_commit
+        return self._version[1]
 
     # -- lifecycle hooks: the implementation overrides them ---------------------------------------
 
@@ -391,7 +385,7 @@ class NativeObject(Object):
         setter = object.__setattr__
         setter(self, "_ctx", context)
         setter(self, "_bus", bus)
-        setter(self, "_last_commit", time)
+        self._version[1] = time
         context.objects.append(self)
         # Subscriptions made before registration had no context yet: they belong to the owner.
         for table in (self._change_subs, self._event_subs):
@@ -404,6 +398,8 @@ class NativeObject(Object):
         for key, value in pending.items():
             self._PROPS[key].set(self, value)
         pending.clear()
+        if self._emitted:
+            context._dirty.append(self)
 
     def _unbind(self, api: Any = None) -> None:
         """Remove from the bus: the ``unregistered`` hook runs; later calls fail."""
@@ -433,16 +429,29 @@ class NativeObject(Object):
             )
 
     def _set_next(self, key: str, value: Any) -> None:
-        """Store a pending write; the last one in a cycle wins."""
+        """``set_next_<s>``: the owner's checks, then a pending write (the last one in a cycle
+        wins). The value's type is checked when checks are on, the checked hook always. One
+        call does it all: this is the hot path of every write."""
+        prop = self._PROPS[key]
+        if checks.enabled:
+            try:
+                prop.check(value)
+            except values.Invalid as error:
+                raise ValueError(
+                    values.describe(error, prop.meta.stl_name, "property", self.META.qualified_name)
+                ) from None
+        if prop.accepts is not None and not getattr(self, prop.accepts)(value):
+            raise ValueError(f"invalid value for property {prop.meta.stl_name}")
         context = self._ctx
+        pending = self._next
         if context is not None:
             thread = context.thread
             if (thread is not None and thread != _get_ident()) or context.const_member is not None:
-                self._guard(self._PROPS[key].meta.stl_name)
-            if not self._dirty:
-                object.__setattr__(self, "_dirty", True)
+                self._guard(prop.meta.stl_name)
+            # In the context's dirty list exactly while something is pending.
+            if not pending and not self._emitted:
                 context._dirty.append(self)
-        self._next[key] = value
+        pending[key] = value
 
     def _check_property(self, key: str, value: Any) -> None:
         """The owner's checks on a write: the value's type when checks are on, the checked
@@ -455,7 +464,8 @@ class NativeObject(Object):
                 raise ValueError(
                     values.describe(error, prop.meta.stl_name, "property", self.META.qualified_name)
                 ) from None
-        self._accept(prop, value)
+        if prop.accepts is not None and not getattr(self, prop.accepts)(value):
+            raise ValueError(f"invalid value for property {prop.meta.stl_name}")
 
     def _accept(self, prop: Prop, value: Any) -> None:
         if prop.accepts is not None and not getattr(self, prop.accepts)(value):
@@ -483,20 +493,21 @@ class NativeObject(Object):
     def _commit(self, time: int) -> None:
         """Flip the pending values that differ from current, then deliver the events emitted
         in this cycle, in emission order."""
-        object.__setattr__(self, "_dirty", False)
         pending = self._next
         if pending:
             props = self._PROPS
             changed: list[Prop] = []
-            with self._lock:
-                for key, value in pending.items():
-                    prop = props[key]
-                    if not prop.eq(value, prop.get(self)):
-                        prop.set(self, value)
-                        changed.append(prop)
-                if changed:
-                    object.__setattr__(self, "_seq", self._seq + 1)
-                    object.__setattr__(self, "_last_commit", time)
+            version = self._version
+            for key, value in pending.items():
+                prop = props[key]
+                if not prop.eq(value, prop.get(self)):
+                    if not changed:
+                        version[0] += 1  # odd: readers in other threads retry (a seqlock)
+                    prop.set(self, value)
+                    changed.append(prop)
+            if changed:
+                version[1] = time
+                version[0] += 1
             pending.clear()
             subscriptions = self._change_subs
             if subscriptions:
@@ -505,26 +516,40 @@ class NativeObject(Object):
                         subscription.deliver((prop.get(self),))
         emitted = self._emitted
         if emitted:
-            object.__setattr__(self, "_emitted", [])
+            emitted = emitted.copy()
+            self._emitted.clear()
             by_event = self._event_subs
             for meta, args, created in emitted:
-                info = EventInfo(created)
                 for subscription in by_event.get(meta.stl_name, ()):
-                    subscription.deliver(args, info)
+                    subscription.deliver(args, created)
 
     def _emit(self, meta: EventMeta, args: tuple[Any, ...]) -> None:
         context = self._ctx
-        if context is not None:
+        if context is None:
+            self._emitted.append((meta, args, 0))
+            return
+        thread = context.thread
+        if (thread is not None and thread != _get_ident()) or context.const_member is not None:
             self._guard(meta.stl_name)
-            if not self._dirty:
-                object.__setattr__(self, "_dirty", True)
-                context._dirty.append(self)
-        self._emitted.append((meta, args, context.time if context is not None else 0))
+        if not self._next and not self._emitted:
+            context._dirty.append(self)
+        self._emitted.append((meta, args, context.time))
 
     def _snapshot(self) -> tuple[int, int, tuple[Any, ...]]:
-        """The committed state for readers in other threads: (sequence, time, values)."""
-        with self._lock:
-            return self._seq, self._last_commit, tuple(p.get(self) for p in self._DYNAMIC)
+        """The committed state for readers in other threads: (sequence, time, values), all
+        from one commit. The owner's commit makes the sequence odd while it writes; a reader
+        that saw it odd, or saw it move, reads again."""
+        version = self._version
+        for attempt in range(1_000_000):
+            before = version[0]
+            if not before & 1:
+                state = tuple(p.get(self) for p in self._DYNAMIC)
+                time = version[1]
+                if version[0] == before:
+                    return before, time, state
+            if attempt % 16 == 15:
+                _yield()
+        raise RuntimeError(f"no stable state of '{self._address}': its owner never finished")
 
     # -- subscriptions ----------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Protocol
 
 from sengen.runtime.calls import Call, completed
 from sengen.runtime.context import Context
-from sengen.runtime.events import EventInfo, Subscription
+from sengen.runtime.events import Subscription
 from sengen.runtime.meta import ClassMeta, EventMeta, MethodMeta, PropertyMeta
 from sengen.runtime.objects import NativeObject, Object, Prop, gone, route_call
 
@@ -106,7 +106,7 @@ class LocalProxy(Object):
 
     def _refresh(self) -> None:
         owner = self._owner
-        if owner._seq == self._seq:
+        if owner._version[0] == self._seq:
             return
         seq, time, state = owner._snapshot()
         object.__setattr__(self, "_seq", seq)
@@ -274,9 +274,8 @@ class RemoteProxy(Object):
         events = self._events_in
         for _ in range(len(events)):
             stl_name, args, created = events.popleft()
-            info = EventInfo(created)
             for subscription in tuple(self._subscribed.get(stl_name, ())):
-                subscription._run(args, info)
+                subscription._run(args, created)
 
     def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Subscription:
         return self._changes.add(key, Subscription(self._ctx, callback, self._changes.remove))

@@ -256,6 +256,39 @@ def _build_check(meta: TypeMeta) -> Check:
     raise TypeError(f"no check for {meta!r}")
 
 
+_ARGUMENTS: dict[tuple[TypeMeta, ...], Callable[[tuple[Any, ...]], None]] = {}
+
+
+def arguments_checker(types: tuple[TypeMeta, ...]) -> Callable[[tuple[Any, ...]], None]:
+    """One check of a whole argument tuple; a failure's path starts with the argument's index."""
+    found = _ARGUMENTS.get(types)
+    if found is None:
+        found = _ARGUMENTS[types] = _build_arguments(tuple(checker(t) for t in types))
+    return found
+
+
+def _build_arguments(checks: tuple[Check, ...]) -> Callable[[tuple[Any, ...]], None]:
+    if len(checks) == 1:
+        (only,) = checks
+
+        def check_one(args: tuple[Any, ...]) -> None:
+            try:
+                only(args[0])
+            except Invalid as error:
+                raise error.inside("0") from None
+
+        return check_one
+
+    def check_all(args: tuple[Any, ...]) -> None:
+        for index, (check, value) in enumerate(zip(checks, args, strict=True)):
+            try:
+                check(value)
+            except Invalid as error:
+                raise error.inside(str(index)) from None
+
+    return check_all
+
+
 # -- STL equality --------------------------------------------------------------------------------
 
 _EQUALS: dict[TypeMeta, Equal] = {}

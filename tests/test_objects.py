@@ -121,7 +121,7 @@ def test_setting_back_to_the_current_value_commits_no_change(
     in_cycle(owner, lambda: gauge.on_level_changed(own.append))
     proxy.on_level_changed(seen.append)
     last_commit = gauge.last_commit_time
-    sequence = gauge._seq
+    sequence = gauge._version[0]
 
     def update() -> None:
         for value in writes:
@@ -133,7 +133,7 @@ def test_setting_back_to_the_current_value_commits_no_change(
     assert gauge.level == 0
     assert own == [] and seen == []
     assert gauge.last_commit_time == last_commit
-    assert gauge._seq == sequence  # nothing was published
+    assert gauge._version[0] == sequence  # nothing was published
 
 
 def test_nothing_is_visible_before_the_commit_except_get_next_for_the_owner(tree: Tree) -> None:

@@ -172,8 +172,6 @@ class AnimalBase(_rt.NativeObject, Animal):
 
     def set_next_hunger(self, value: float) -> None:
         """Set ``hunger`` at the next commit; the last write in a cycle wins."""
-        if _rt.checks.enabled:
-            self._check_property("hunger", value)
         self._set_next("hunger", value)
 
     @_abc.abstractmethod
@@ -370,8 +368,6 @@ class CatBase(AnimalBase, Cat):
 
     def set_next_name2(self, value: str) -> None:
         """Set ``name2`` at the next commit; the last write in a cycle wins."""
-        if _rt.checks.enabled:
-            self._check_property("name2", value)
         self._set_next("name2", value)
 
     def get_next_mood(self) -> str:
@@ -381,7 +377,6 @@ class CatBase(AnimalBase, Cat):
 
     def set_next_mood(self, value: str) -> None:
         """Set ``mood`` at the next commit; the last write in a cycle wins."""
-        self._check_property("mood", value)
         self._set_next("mood", value)
 
     def mood_accepts_set(self, value: str) -> bool:
@@ -545,8 +540,6 @@ class BeaconBase(_rt.NativeObject, Beacon):
 
     def set_next_count(self, value: int) -> None:
         """Set ``count`` at the next commit; the last write in a cycle wins."""
-        if _rt.checks.enabled:
-            self._check_property("count", value)
         self._set_next("count", value)
 
     def get_next_type(self) -> str:
@@ -556,8 +549,6 @@ class BeaconBase(_rt.NativeObject, Beacon):
 
     def set_next_type(self, value: str) -> None:
         """Set ``type`` at the next commit; the last write in a cycle wins."""
-        if _rt.checks.enabled:
-            self._check_property("type_", value)
         self._set_next("type_", value)
 
 

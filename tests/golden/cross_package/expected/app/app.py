@@ -148,8 +148,6 @@ class SensorBase(_base__common__common.DeviceBase, Sensor):
 
     def set_next_readings(self, value: Ids) -> None:
         """Set ``readings`` at the next commit; the last write in a cycle wins."""
-        if _rt.checks.enabled:
-            self._check_property("readings", value)
         self._set_next("readings", value)
 
     def get_next_property(self) -> float:
@@ -159,8 +157,6 @@ class SensorBase(_base__common__common.DeviceBase, Sensor):
 
     def set_next_property(self, value: float) -> None:
         """Set ``property`` at the next commit; the last write in a cycle wins."""
-        if _rt.checks.enabled:
-            self._check_property("property_", value)
         self._set_next("property_", value)
 
 
