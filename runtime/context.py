@@ -89,9 +89,6 @@ class Context:
 
     # -- commit ---------------------------------------------------------------------------------
 
-    def mark_dirty(self, obj: NativeObject) -> None:
-        self._dirty.append(obj)
-
     def send_at_commit(self, send: Callable[[], None]) -> None:
         """Buffer an outgoing call or result; sent at this context's commit, in order."""
         self._sends.append(send)

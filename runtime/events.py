@@ -8,6 +8,7 @@ or the subscriber stops; garbage collection never closes them.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, ParamSpec
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from sengen.runtime.objects import Object
 
 P = ParamSpec("P")
+_get_ident = threading.get_ident
 
 
 class EventInfo:
@@ -144,7 +146,19 @@ class EventHandle(Generic[P]):
                 where = f"{self.meta.stl_name}.{arg.stl_name}"
                 owner = self._obj.META.qualified_name
                 raise ValueError(values.describe(inner, where, "event argument", owner)) from None
-        self._obj._emit(self.meta, args)
+        # NativeObject._emit, inlined: only the owner's handles have emit(), and this is the
+        # hot path of every event.
+        obj: Any = self._obj
+        context = obj._ctx
+        if context is None:
+            obj._emitted.append((self.meta, args, 0))
+            return
+        thread = context.thread
+        if (thread is not None and thread != _get_ident()) or context.const_member is not None:
+            obj._guard(self.meta.stl_name)
+        if not obj._next and not obj._emitted:
+            context._dirty.append(obj)
+        obj._emitted.append((self.meta, args, context.time))
 
 
 class Events:

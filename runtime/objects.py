@@ -150,9 +150,6 @@ class Object(metaclass=ABCMeta):
     ) -> Subscription:
         raise NotImplementedError
 
-    def _emit(self, meta: EventMeta, args: tuple[Any, ...]) -> None:
-        raise TypeError(f"event '{meta.stl_name}' can only be emitted by the owner")
-
     def _send_call(
         self,
         method: MethodMeta | PropertyMeta,
@@ -522,18 +519,6 @@ class NativeObject(Object):
             for meta, args, created in emitted:
                 for subscription in by_event.get(meta.stl_name, ()):
                     subscription.deliver(args, created)
-
-    def _emit(self, meta: EventMeta, args: tuple[Any, ...]) -> None:
-        context = self._ctx
-        if context is None:
-            self._emitted.append((meta, args, 0))
-            return
-        thread = context.thread
-        if (thread is not None and thread != _get_ident()) or context.const_member is not None:
-            self._guard(meta.stl_name)
-        if not self._next and not self._emitted:
-            context._dirty.append(self)
-        self._emitted.append((meta, args, context.time))
 
     def _snapshot(self) -> tuple[int, int, tuple[Any, ...]]:
         """The committed state for readers in other threads: (sequence, time, values), all

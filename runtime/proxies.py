@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Protocol
 from sengen.runtime.calls import Call, completed
 from sengen.runtime.context import Context
 from sengen.runtime.events import Subscription
-from sengen.runtime.meta import ClassMeta, EventMeta, MethodMeta, PropertyMeta
+from sengen.runtime.meta import EventMeta, MethodMeta, PropertyMeta
 from sengen.runtime.objects import NativeObject, Object, Prop, gone, route_call
 
 
@@ -317,10 +317,3 @@ class RemoteProxy(Object):
             send()
         else:
             caller.send_at_commit(send)
-
-
-def proxy_classes(meta: ClassMeta) -> tuple[type[LocalProxy], type[RemoteProxy]]:
-    """The generated proxy classes of ``meta``'s class (registered by its module)."""
-    from sengen.runtime.registry import registry
-
-    return registry.proxies(meta)

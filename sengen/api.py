@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from sengen.collisions import collision_errors
 from sengen.diagnostics import Diagnostic
 from sengen.loader import PathLike, load, ordered
 from sengen.naming import mangling_warnings
+from sengen.pyview import Layout
 from sengen.settings import Settings
 
 
@@ -17,12 +19,15 @@ def check(
     settings: PathLike | Settings | None = None,
     mangling: bool = True,
 ) -> list[Diagnostic]:
-    """Diagnostics only: what ``sengen check`` reports for ``sources``.
+    """Diagnostics only: what ``sengen check`` reports for ``sources``, the code generator's
+    naming and collision analysis included.
 
     ``mangling=False`` silences the Python-name mangling warnings (``mangling-warnings = false``).
     """
     result = load(sources, include_paths=include_paths, settings=settings)
     diagnostics = list(result.diagnostics)
-    if result.program is not None and mangling:
-        diagnostics = ordered(diagnostics + mangling_warnings(result.program), result.file_order)
+    if result.program is not None:
+        found = mangling_warnings(result.program) if mangling else []
+        found += collision_errors(result.program, Layout(result.program, {}))
+        diagnostics = ordered(diagnostics + found, result.file_order)
     return diagnostics

@@ -42,11 +42,14 @@ def _member_names(cls: m.ClassType) -> list[tuple[str, _Origin]]:
 
 def _duplicates(names: Sequence[tuple[str, _Origin]], scope: str) -> list[Diagnostic]:
     seen: dict[str, _Origin] = {}
+    reported: set[tuple[_Origin, _Origin]] = set()
     found: list[Diagnostic] = []
     for name, origin in names:
         first = seen.setdefault(name, origin)
-        if first is origin or first == origin:
+        # One error per pair of origins: their derived names collide too, which adds nothing.
+        if first is origin or first == origin or (first, origin) in reported:
             continue
+        reported.add((first, origin))
         what, location = origin
         first_what, first_location = first
         where = location or first_location

@@ -238,3 +238,11 @@ def test_warnings_as_errors(tmp_path: Path) -> None:
     )
     assert run.returncode == 1
     assert "is reserved in Python" in run.stderr
+
+
+def test_check_reports_each_collision_once(tmp_path: Path) -> None:
+    stl = tmp_path / "a.stl"
+    stl.write_text("package p;\nclass C\n{\n  var fooBar : i32;\n  var fooBAR : i32;\n}\n")
+    errors = [d for d in sengen.check([stl]) if d.is_error]
+    assert [(d.line, d.column) for d in errors] == [(5, 7)]
+    assert errors[0].notes[0].line == 4

@@ -739,3 +739,19 @@ def test_nan_is_equal_to_nan_for_change_detection(tree: Tree) -> None:
     cycle(subscriber, 2 * MS)
     assert gauge.last_commit_time == committed
     assert len(seen) == 1
+
+
+def test_a_closed_proxy_and_a_stopped_context_receive_nothing(tree: Tree) -> None:
+    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    gauge = registered_gauge(tree, owner)
+    proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
+    proxy._close()
+    cycle(owner, 1 * MS, update=lambda: gauge.set_next_level(5))
+    subscriber.drain()
+    assert gauge.level == 5
+    assert proxy.level == 0, "a closed proxy is no longer refreshed"
+    ran: list[int] = []
+    subscriber.stop()
+    subscriber.post(ran.append, 1)
+    subscriber.drain()
+    assert ran == [], "work for a stopped context is dropped"
