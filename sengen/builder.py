@@ -83,7 +83,8 @@ def generate(
     sources = list(sources)
     includes = [Path(p) for p in include_paths]
     external = dict(external_packages or {})
-    key = _build_key(sources, includes, settings, external, (format, mangling, root_files))
+    flags = (format, mangling, root_files, warnings_as_errors)
+    key = _build_key(out, includes, settings, external, flags)
     manifest = _Manifest.read(out)
     source_list = [_relative(Path(p), out) for p in _source_files(sources)]
     if manifest is not None and manifest.is_current(key, source_list, out):
@@ -179,11 +180,11 @@ def _digest(data: bytes) -> str:
 
 
 def _build_key(
-    sources: list[PathLike],
+    out: Path,
     includes: list[Path],
     settings: PathLike | Settings | None,
     external: dict[str, str],
-    flags: tuple[bool, bool, bool],
+    flags: tuple[bool, ...],
 ) -> str:
     """What, besides the STL files, determines the output: versions, options and settings."""
     if isinstance(settings, Settings):
@@ -199,10 +200,12 @@ def _build_key(
         "sengen": __version__,
         "generator": _generator_digest(),
         "black": importlib.metadata.version("black"),
-        "includes": [os.path.abspath(p) for p in includes],
+        # Relative to the output, like every path in the manifest: moving a checkout along
+        # with its output keeps the key.
+        "includes": [_relative(p, out) for p in includes],
         "settings": settings_text,
         "external": sorted(external.items()),
-        "flags": flags,  # format, mangling warnings, root files
+        "flags": flags,  # format, mangling warnings, root files, warnings as errors
     }
     return _digest(json.dumps(options, sort_keys=True).encode())
 
