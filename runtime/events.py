@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, ParamSpec
 
 from sengen.runtime import values
@@ -111,10 +111,10 @@ class EventHandle(Generic[P]):
         """Like ``connect(callback, with_info=True)``: ``callback(info, *args)``."""
         return self._obj._connect_event(self.meta, callback, True)
 
-    def __aiter__(self) -> AsyncIterator[tuple[Any, ...]]:
+    def __aiter__(self) -> AsyncGenerator[tuple[Any, ...], None]:
         return self._stream()
 
-    async def _stream(self) -> AsyncIterator[tuple[Any, ...]]:
+    async def _stream(self) -> AsyncGenerator[tuple[Any, ...], None]:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
 

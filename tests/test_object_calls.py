@@ -9,6 +9,7 @@ package ``objgen_calls``.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import threading
 import time
@@ -680,3 +681,54 @@ def test_done_callbacks_run_in_the_callers_drain(tree: Tree, worker_class: Any) 
     assert threads == [threading.get_ident()]
     call.add_done_callback(lambda c: order.append("late"))  # already done: at once
     assert order[-1] == "late"
+
+
+# -- the asyncio adapters (runtime.md §10.2) ------------------------------------------------------
+
+
+def test_awaiting_a_call_resumes_on_the_loop_when_the_result_arrives(
+    tree: Tree, worker_class: Any
+) -> None:
+    """The loop runs in another thread than the components, as with ``sengen.aio``."""
+    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    worker = registered_worker(worker_class, owner)
+    proxy = tree.devices.WorkerLocalProxy(worker, caller)
+    outcome: list[object] = []
+
+    async def main(call: runtime.Call[int]) -> None:
+        outcome.append(await asyncio.wait_for(call, timeout=10))
+
+    calls: list[runtime.Call[int]] = []
+    cycle(caller, 1 * MS, update=lambda: calls.append(proxy.add(4)))
+    thread = threading.Thread(target=asyncio.run, args=(main(calls[0]),))
+    thread.start()
+    cycle(owner, 2 * MS)
+    cycle(caller, 3 * MS)
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+    assert outcome == [4]
+
+
+def test_async_iteration_over_an_event_yields_each_emission(tree: Tree, worker_class: Any) -> None:
+    owner = runtime.Context("owner")
+    worker = registered_worker(worker_class, owner)
+    received: list[tuple[object, ...]] = []
+
+    async def main() -> None:
+        stream = worker.events.added.__aiter__()
+        loop = asyncio.get_running_loop()
+
+        def emit_two() -> None:
+            cycle(owner, 1 * MS, update=lambda: worker.events.added.emit(1, 10))
+            cycle(owner, 2 * MS, update=lambda: worker.events.added.emit(2, 30))
+            cycle(owner, 3 * MS)
+
+        first = asyncio.ensure_future(stream.__anext__())
+        await asyncio.sleep(0)  # the subscription is made when iteration starts
+        await loop.run_in_executor(None, emit_two)
+        received.append(await asyncio.wait_for(first, timeout=10))
+        received.append(await asyncio.wait_for(stream.__anext__(), timeout=10))
+        await stream.aclose()
+
+    asyncio.run(main())
+    assert received == [(1, 10), (2, 30)]
