@@ -246,3 +246,33 @@ def test_check_reports_each_collision_once(tmp_path: Path) -> None:
     errors = [d for d in sengen.check([stl]) if d.is_error]
     assert [(d.line, d.column) for d in errors] == [(5, 7)]
     assert errors[0].notes[0].line == 4
+
+
+def test_external_packages_are_imported_not_generated(tmp_path: Path) -> None:
+    stl = GOLDEN / "cross_package" / "stl"
+    base = sengen.generate([stl / "base"], output=tmp_path / "ext", include_paths=[stl])
+    assert base.ok
+    app = sengen.generate(
+        [stl / "app"],
+        output=tmp_path / "gen",
+        include_paths=[stl],
+        external_packages={"base.common": "ext.base.common"},
+    )
+    assert app.ok, [d.format() for d in app.diagnostics]
+    assert not (tmp_path / "gen" / "base").exists()
+    source = (tmp_path / "gen" / "app" / "app.py").read_text()
+    assert "from ext.base.common import common as _base__common__common" in source
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import gen.app as a; print(a.Sensor.META.parent.qualified_name, a.Sensor.META.scope,"
+            " a.Sensor.META.parent.scope)",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert run.stdout.split() == ["base.common.Device", "gen", "ext"], run.stderr
