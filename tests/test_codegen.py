@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,14 +26,14 @@ CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "stl").is_dir())
 KNOWN_FAILURES: dict[str, str] = {}
 
 
-def _build(case: Path, output: Path, **options: object) -> sengen.GenerateResult:
+def _build(case: Path, output: Path, **options: Any) -> sengen.GenerateResult:
     settings = case / "settings.json"
     return sengen.generate(
         [case / "stl"],
         output=output,
         include_paths=[case / "stl"],
         settings=settings if settings.exists() else None,
-        **options,  # type: ignore[arg-type]
+        **options,
     )
 
 
