@@ -60,6 +60,7 @@ from sengen.runtime.objects import ConfigError, NativeObject, Object
 from sengen.runtime.proxies import LocalProxy, RemoteEndpoint, RemoteProxy
 from sengen.runtime.registry import OWN_SCOPE, registry, scope_of
 from sengen.runtime.slots import slot_setters, variant_get
+from sengen.runtime.tracing import ChromeTracer, Tracer
 
 __all__ = [
     "BOOL",
@@ -85,6 +86,7 @@ __all__ = [
     "CallFailed",
     "CallTimeout",
     "Category",
+    "ChromeTracer",
     "ClassMeta",
     "ConfigError",
     "ConstViolation",
@@ -118,6 +120,7 @@ __all__ = [
     "Subscription",
     "TimeStamp",
     "TimeValueError",
+    "Tracer",
     "Transport",
     "TypeMeta",
     "UnitMeta",

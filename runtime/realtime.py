@@ -16,18 +16,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+
+from sengen.runtime.tracing import Tracers
 
 _log = logging.getLogger("sengen.kernel")
-
-
-class Tracer(Protocol):
-    """Receives the cycle zones and the loss messages of every component (runtime.md §7.4),
-    also when a component silences its warning lines."""
-
-    def zone(self, component: str, zone: str, start_ns: int, end_ns: int) -> None: ...
-
-    def message(self, component: str, text: str, cycle_time: int) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +65,8 @@ class RealTimeLoop:
         cpu: Callable[[], int] = time.thread_time_ns,
         wait: Callable[[float], object] | None = None,
         log_overruns: bool = True,
-        tracer: Tracer | None = None,
+        tracers: Tracers | None = None,
+        perf: Callable[[], int] = time.perf_counter_ns,
     ) -> None:
         if period < 1:
             raise ValueError(f"invalid period {period} ns for component '{name}'")
@@ -84,7 +77,8 @@ class RealTimeLoop:
         self.cpu = cpu
         self.wait = wait or self.stop.wait
         self.log_overruns = log_overruns
-        self.tracer = tracer
+        self.tracers = tracers if tracers is not None else Tracers()
+        self.perf = perf
         self.monitoring = LoopMonitoring(cycle_time=period)
         self._lock = threading.Lock()  # readers of the monitoring record are other threads
 
@@ -105,8 +99,8 @@ class RealTimeLoop:
 
     def _warn(self, text: str, cycle_time: int, lost: int) -> None:
         line = f"{self.name} {text}"
-        if self.tracer is not None:
-            self.tracer.message(self.name, line, cycle_time)
+        if self.tracers:
+            self.tracers.message(self.name, line, cycle_time, lost)
         if self.log_overruns:
             extra = {"component": self.name, "cycle_time": cycle_time, "lost": lost}
             _log.warning(line, extra=extra)
@@ -124,14 +118,17 @@ class RealTimeLoop:
         first = True
         while not self.stop.is_set():
             cycle_time = slot
-            c0 = cpu()
+            c0, t0 = cpu(), self.perf()
             queued = drain(cycle_time)
-            c1 = cpu()
+            c1, t1 = cpu(), self.perf()
             update(cycle_time)
-            c2 = cpu()
+            c2, t2 = cpu(), self.perf()
             commit(cycle_time)
-            c3 = cpu()
+            c3, t3 = cpu(), self.perf()
             done = clock()
+            if self.tracers:
+                for zone, begin, end in (("drain", t0, t1), ("update", t1, t2), ("commit", t2, t3)):
+                    self.tracers.zone(self.name, zone, begin, end, cycle_time)
             cost = CycleCost(c3 - c0, c2 - c1, queued)
             with self._lock:
                 m.last = cost
@@ -139,8 +136,6 @@ class RealTimeLoop:
                     m.worst = cost
                 if cost.execution > period:
                     m.overrun_count += 1
-            if self.tracer is not None:
-                self.tracer.zone(self.name, "cycle", cycle_time, done)
             if cost.execution > period:
                 self._warn("execution time overrun", cycle_time, 0)
 

@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
-from sengen.runtime.realtime import RealTimeLoop, Tracer
+from sengen.runtime.realtime import RealTimeLoop
+from sengen.runtime.tracing import ChromeTracer, Tracers
 
 P30 = 33_333_333  # 30 Hz
 ANCHOR = 1_000_000_000_000
@@ -47,7 +50,7 @@ class Script:
 
 
 def run(
-    script: Script, period: int = P30, log_overruns: bool = True, tracer: Tracer | None = None
+    script: Script, period: int = P30, log_overruns: bool = True, tracers: Tracers | None = None
 ) -> RealTimeLoop:
     loop = RealTimeLoop(
         "comp",
@@ -56,7 +59,7 @@ def run(
         cpu=script.cpu,
         wait=script.wait,
         log_overruns=log_overruns,
-        tracer=tracer,
+        tracers=tracers,
     )
 
     def drain(cycle_time: int) -> int:
@@ -174,19 +177,23 @@ def test_warning_lines_once_per_run_of_losses(caplog: pytest.LogCaptureFixture) 
 def test_silenced_warnings_still_count_and_reach_the_tracer(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    messages: list[str] = []
+    messages: list[tuple[str, int]] = []
+    zones: list[str] = []
 
     class Recorder:
-        def zone(self, component: str, zone: str, start_ns: int, end_ns: int) -> None:
-            pass
+        def zone(self, component: str, zone: str, begin: int, end: int, cycle_time: int) -> None:
+            zones.append(zone)
 
-        def message(self, component: str, text: str, cycle_time: int) -> None:
-            messages.append(text)
+        def message(self, component: str, text: str, cycle_time: int, lost: int) -> None:
+            messages.append((text, lost))
 
     caplog.set_level(logging.WARNING, logger="sengen.kernel")
-    loop = run(Script(cycles=5, spin={2: 2 * P30}), log_overruns=False, tracer=Recorder())
+    tracers = Tracers()
+    tracers.install(Recorder())
+    loop = run(Script(cycles=5, spin={2: 2 * P30}), log_overruns=False, tracers=tracers)
     assert caplog.records == []
-    assert messages == ["comp execution time overrun", "comp missed frame (interruption)"]
+    assert messages == [("comp execution time overrun", 0), ("comp missed frame (interruption)", 1)]
+    assert zones == ["drain", "update", "commit"] * 5
     assert loop.snapshot().missed_frame_count == 1  # exactly two periods: one slot lost
 
 
@@ -238,3 +245,32 @@ def test_on_the_real_clock_a_stop_ends_the_wait_at_once() -> None:
     assert not thread.is_alive()
     assert time.monotonic() - started < 0.9
     assert len(cycles) == 1
+
+
+def test_a_failing_tracer_is_removed_and_the_chrome_trace_is_written(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Broken:
+        def zone(self, component: str, zone: str, begin: int, end: int, cycle_time: int) -> None:
+            raise OSError("disk full")
+
+        def message(self, component: str, text: str, cycle_time: int, lost: int) -> None:
+            raise OSError("disk full")
+
+    chrome = ChromeTracer()
+    tracers = Tracers()
+    tracers.install(Broken())
+    tracers.install(chrome)
+    run(Script(cycles=3, spin={1: 2 * P30}), tracers=tracers)
+    failures = [r for r in caplog.records if "tracer" in r.getMessage()]
+    assert len(failures) == 1
+    chrome.write(tmp_path / "trace.json")
+    document = json.loads((tmp_path / "trace.json").read_text())
+    events = document["traceEvents"]
+    assert [e["name"] for e in events if e["ph"] == "X"] == ["drain", "update", "commit"] * 3
+    assert [e["name"] for e in events if e["ph"] == "i"] == [
+        "comp execution time overrun",
+        "comp missed frame (interruption)",
+    ]
+    assert [e["args"]["name"] for e in events if e["ph"] == "M"] == ["comp"]
+    assert all(e["dur"] >= 0 for e in events if e["ph"] == "X")
