@@ -234,9 +234,12 @@ def test_on_the_real_clock_a_stop_ends_the_wait_at_once() -> None:
     """Real clocks: a 1 Hz loop is stopped from another thread well within its period."""
     loop = RealTimeLoop("slow", 1_000_000_000)
     cycles: list[int] = []
-    thread = threading.Thread(
-        target=loop.run, args=(lambda t: cycles.append(t) or 0, lambda t: None, lambda t: None)
-    )
+
+    def drain(cycle_time: int) -> int:
+        cycles.append(cycle_time)
+        return 0
+
+    thread = threading.Thread(target=loop.run, args=(drain, lambda t: None, lambda t: None))
     started = time.monotonic()
     thread.start()
     time.sleep(0.05)
