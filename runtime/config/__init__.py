@@ -1,0 +1,38 @@
+"""The configuration of ``sengen run``: YAML files with ``@env``, ``include`` and merging,
+validated into typed models (runtime.md §1)."""
+
+from sengen.runtime.config.envsubst import substitute_env
+from sengen.runtime.config.loader import (
+    Config,
+    ConfigurationError,
+    load_config,
+    load_config_text,
+)
+from sengen.runtime.config.models import (
+    BuildEntry,
+    KernelConfig,
+    LoadEntry,
+    LogConfig,
+    LogFileConfig,
+    ObjectEntry,
+    QueueConfig,
+    bus_address_problem,
+    object_name_problem,
+)
+
+__all__ = [
+    "BuildEntry",
+    "Config",
+    "ConfigurationError",
+    "KernelConfig",
+    "LoadEntry",
+    "LogConfig",
+    "LogFileConfig",
+    "ObjectEntry",
+    "QueueConfig",
+    "bus_address_problem",
+    "load_config",
+    "load_config_text",
+    "object_name_problem",
+    "substitute_env",
+]
