@@ -15,7 +15,7 @@ import json
 import keyword
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from sengen.naming import mangling_warnings
 from sengen.project import load_project
 from sengen.pyview import Layout, optional_of_optional
 from sengen.render import format_all, render_init, render_module
+from sengen.schema import render_schema
 from sengen.settings import Settings
 from sengen.version import __version__
 
@@ -378,14 +379,20 @@ def build(
         mangling=config.mangling_warnings,
         warnings_as_errors=warnings_as_errors,
     )
-    if result.ok and config.docs is not None and not result.up_to_date:
-        target = project.path(config.docs)
-        docs, problems = _docs_text(project.sources, includes, effective_settings)
-        result.diagnostics.extend(problems)
-        if docs is not None and _changed(target, docs):
-            result.written.append(target)
-            if not check:
-                _atomic_write(target, docs)
+    if result.ok and not result.up_to_date:
+        for relative, render in (
+            (config.docs, _render_docs),
+            (config.schema_, lambda p: _render_schema(p, config.schema_classes)),
+        ):
+            if relative is None:
+                continue
+            target = project.path(relative)
+            text, problems = _artifact(project.sources, includes, effective_settings, render)
+            result.diagnostics.extend(problems)
+            if text is not None and _changed(target, text):
+                result.written.append(target)
+                if not check:
+                    _atomic_write(target, text)
     return result
 
 
@@ -396,15 +403,43 @@ def _changed(path: Path, data: bytes) -> bool:
         return True
 
 
-def _docs_text(
+def _render_docs(program: m.Program) -> str:
+    return render_docs(program)
+
+
+def _render_schema(program: m.Program, schema_classes: Mapping[str, str]) -> str:
+    return render_schema(program, schema_classes)
+
+
+def _artifact(
     sources: Iterable[PathLike],
     includes: Iterable[PathLike],
     settings: PathLike | Settings | None,
+    render: Callable[[m.Program], str],
 ) -> tuple[bytes | None, list[Diagnostic]]:
+    """The docs or the schema of ``sources``, or None with the diagnostics that prevent it."""
     loaded = load(sources, include_paths=includes, settings=settings)
     if loaded.program is None:
         return None, list(loaded.diagnostics)
-    return render_docs(loaded.program).encode(), list(loaded.diagnostics)
+    return render(loaded.program).encode(), list(loaded.diagnostics)
+
+
+def write_artifact(
+    sources: Iterable[PathLike],
+    out: PathLike | None,
+    render: Callable[[m.Program], str],
+    *,
+    include_paths: Iterable[PathLike] = (),
+    settings: PathLike | Settings | None = None,
+) -> tuple[bytes | None, list[Diagnostic]]:
+    """Render ``sources`` and write the text to ``out`` when it changed (``out`` None: only
+    render); ``sengen docs`` and ``sengen schema``."""
+    text, diagnostics = _artifact(sources, include_paths, settings, render)
+    if out is None or text is None or has_errors(diagnostics):
+        return text, diagnostics
+    if _changed(Path(out), text):
+        _atomic_write(Path(out), text)
+    return text, diagnostics
 
 
 def write_docs(
@@ -415,9 +450,9 @@ def write_docs(
     settings: PathLike | Settings | None = None,
 ) -> list[Diagnostic]:
     """``sengen docs``: the Markdown reference of ``sources`` written to ``out``."""
-    docs, diagnostics = _docs_text(sources, include_paths, settings)
-    if docs is not None and not has_errors(diagnostics) and _changed(Path(out), docs):
-        _atomic_write(Path(out), docs)
+    _, diagnostics = write_artifact(
+        sources, out, _render_docs, include_paths=include_paths, settings=settings
+    )
     return diagnostics
 
 

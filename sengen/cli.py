@@ -10,10 +10,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from sengen.api import check
-from sengen.builder import build, generate, project_docs, write_docs
+from sengen.builder import build, generate, project_docs, write_artifact, write_docs
 from sengen.diagnostics import Diagnostic, has_errors, render_json, render_text
 from sengen.errors import InputError, UsageError
 from sengen.project import load_project
+from sengen.schema import render_schema
 from sengen.version import __version__
 
 EXIT_OK = 0
@@ -55,6 +56,16 @@ def _parser() -> argparse.ArgumentParser:
     docs.add_argument("--settings", metavar="FILE", help="a codegen settings file (JSON)")
     docs.add_argument("--project", metavar="DIR", help="the project folder (default: .)")
     docs.set_defaults(handler=_docs)
+
+    schema = commands.add_parser(
+        "schema", help="print the JSON Schema of configuration files (for editors)"
+    )
+    schema.add_argument("paths", nargs="*", metavar="PATH", help="STL files or folders")
+    schema.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout")
+    _include_option(schema)
+    schema.add_argument("--settings", metavar="FILE", help="a codegen settings file (JSON)")
+    schema.add_argument("--project", metavar="DIR", help="the project folder (default: .)")
+    schema.set_defaults(handler=_schema)
     for sub in commands.choices.values():
         sub.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     return parser
@@ -144,6 +155,35 @@ def _docs(args: argparse.Namespace) -> int:
         result = project_docs(Path(args.project or "."), Path(args.out) if args.out else None)
     _emit(result, "text")
     return EXIT_BAD_INPUT if has_errors(result) else EXIT_OK
+
+
+def _schema(args: argparse.Namespace) -> int:
+    out = Path(args.out) if args.out else None
+    if args.paths:
+        sources = [Path(p) for p in args.paths]
+        includes = [Path(p) for p in args.include_paths or ["."]]
+        settings = Path(args.settings) if args.settings else None
+        classes: dict[str, str] = {}
+    else:
+        project = load_project(Path(args.project or "."))
+        sources, settings = project.sources, project.settings
+        includes = [*project.include_paths, *(Path(p) for p in args.include_paths)]
+        classes = project.config.schema_classes
+        if args.settings:
+            settings = Path(args.settings)
+    text, diagnostics = write_artifact(
+        sources,
+        out,
+        lambda program: render_schema(program, classes),
+        include_paths=includes,
+        settings=settings,
+    )
+    _emit(diagnostics, "text")
+    if has_errors(diagnostics) or text is None:
+        return EXIT_BAD_INPUT
+    if out is None:
+        sys.stdout.write(text.decode())
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
