@@ -121,7 +121,9 @@ def _package_collisions(layout: Layout) -> list[Diagnostic]:
             m.Location(str(stl_file.path), stl_file.display, 1, 1),
         )
         entries = exported.setdefault(place.package, [])
-        entries.append((place.name, origin))
+        # Two modules of one name are reported once, by the path check below.
+        if all(name != place.name for name, _ in entries):
+            entries.append((place.name, origin))
         for t in stl_file.types:
             entries.append((t.name, (f"type '{t.qualified_name}'", t.location)))
         paths.append((place.relative_file.lower(), origin))

@@ -277,3 +277,12 @@ def test_external_packages_are_imported_not_generated(tmp_path: Path) -> None:
         check=False,
     )
     assert run.stdout.split() == ["base.common.Device", "gen", "ext"], run.stderr
+
+
+def test_two_files_of_one_module_path_are_one_error(tmp_path: Path) -> None:
+    for folder, name in (("a", "x.stl"), ("b", "X.stl")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / name).write_text(f"package p;\nstruct S{folder} {{ v : i32 }}\n")
+    errors = [d for d in sengen.check([tmp_path / "a", tmp_path / "b"]) if d.is_error]
+    assert len(errors) == 1, [d.format() for d in errors]
+    assert "compared case-insensitively" in errors[0].message
