@@ -19,9 +19,12 @@ from typing import Any
 from sengen.runtime.duration import Duration, TimeStamp
 from sengen.runtime.meta import (
     AliasMeta,
+    ArgMeta,
     ArrayMeta,
     ClassMeta,
     EnumMeta,
+    EventMeta,
+    MethodMeta,
     NativeMeta,
     OptionalMeta,
     QuantityMeta,
@@ -393,23 +396,10 @@ class ClassCodec:
         method = self.meta.method(stl_name)
         if method is None:
             raise Invalid(f"class '{self.meta.qualified_name}' has no method '{stl_name}'")
-        out = bytearray(_U32.pack(member_id(stl_name)))
-        for arg, value in zip(method.args, args, strict=True):
-            codec(arg.type)[0](out, value)
-        return bytes(out)
+        return _encode_member(stl_name, method.args, args)
 
     def decode_call(self, data: bytes) -> tuple[str, tuple[Any, ...]]:
-        view = memoryview(data)
-        (ident,) = _unpack(_U32, view, 0)
-        method = self._methods.get(ident)
-        if method is None:
-            raise Invalid(f"unknown method id {ident} of '{self.meta.qualified_name}'")
-        pos, args = 4, []
-        for arg in method.args:
-            value, pos = codec(arg.type)[1](view, pos)
-            args.append(value)
-        _finished(view, pos)
-        return method.stl_name, tuple(args)
+        return _decode_member(data, self._methods, "method", self.meta.qualified_name)
 
     def encode_result(self, stl_name: str, value: Any) -> bytes:
         method = self.meta.method(stl_name)
@@ -430,23 +420,34 @@ class ClassCodec:
         event = self.meta.event(stl_name)
         if event is None:
             raise Invalid(f"class '{self.meta.qualified_name}' has no event '{stl_name}'")
-        out = bytearray(_U32.pack(member_id(stl_name)))
-        for arg, value in zip(event.args, args, strict=True):
-            codec(arg.type)[0](out, value)
-        return bytes(out)
+        return _encode_member(stl_name, event.args, args)
 
     def decode_event(self, data: bytes) -> tuple[str, tuple[Any, ...]]:
-        view = memoryview(data)
-        (ident,) = _unpack(_U32, view, 0)
-        event = self._events.get(ident)
-        if event is None:
-            raise Invalid(f"unknown event id {ident} of '{self.meta.qualified_name}'")
-        pos, args = 4, []
-        for arg in event.args:
-            value, pos = codec(arg.type)[1](view, pos)
-            args.append(value)
-        _finished(view, pos)
-        return event.stl_name, tuple(args)
+        return _decode_member(data, self._events, "event", self.meta.qualified_name)
+
+
+def _encode_member(stl_name: str, metas: tuple[ArgMeta, ...], args: tuple[Any, ...]) -> bytes:
+    """A call or an event: the member's id, then its arguments in order."""
+    out = bytearray(_U32.pack(member_id(stl_name)))
+    for arg, value in zip(metas, args, strict=True):
+        codec(arg.type)[0](out, value)
+    return bytes(out)
+
+
+def _decode_member(
+    data: bytes, members: Mapping[int, MethodMeta | EventMeta], kind: str, owner: str
+) -> tuple[str, tuple[Any, ...]]:
+    view = memoryview(data)
+    (ident,) = _unpack(_U32, view, 0)
+    member = members.get(ident)
+    if member is None:
+        raise Invalid(f"unknown {kind} id {ident} of '{owner}'")
+    pos, args = 4, []
+    for arg in member.args:
+        value, pos = codec(arg.type)[1](view, pos)
+        args.append(value)
+    _finished(view, pos)
+    return member.stl_name, tuple(args)
 
 
 def _finished(view: memoryview, pos: int) -> None:

@@ -427,18 +427,15 @@ class NativeObject(Object):
 
     def _set_next(self, key: str, value: Any) -> None:
         """``set_next_<s>``: the owner's checks, then a pending write (the last one in a cycle
-        wins). The value's type is checked when checks are on, the checked hook always. One
-        call does it all: this is the hot path of every write."""
+        wins). This is the hot path of every write, so :meth:`_validate` is inlined here."""
         prop = self._PROPS[key]
         if checks.enabled:
             try:
                 prop.check(value)
             except values.Invalid as error:
-                raise ValueError(
-                    values.describe(error, prop.meta.stl_name, "property", self.META.qualified_name)
-                ) from None
-        if prop.accepts is not None and not getattr(self, prop.accepts)(value):
-            raise ValueError(f"invalid value for property {prop.meta.stl_name}")
+                raise self._rejected(prop, error) from None
+        if prop.accepts is not None:
+            self._accept(prop, value)
         context = self._ctx
         pending = self._next
         if context is not None:
@@ -450,19 +447,20 @@ class NativeObject(Object):
                 context._dirty.append(self)
         pending[key] = value
 
-    def _check_property(self, key: str, value: Any) -> None:
+    def _validate(self, prop: Prop, value: Any) -> None:
         """The owner's checks on a write: the value's type when checks are on, the checked
         hook always."""
-        prop = self._PROPS[key]
         if checks.enabled:
             try:
                 prop.check(value)
             except values.Invalid as error:
-                raise ValueError(
-                    values.describe(error, prop.meta.stl_name, "property", self.META.qualified_name)
-                ) from None
-        if prop.accepts is not None and not getattr(self, prop.accepts)(value):
-            raise ValueError(f"invalid value for property {prop.meta.stl_name}")
+                raise self._rejected(prop, error) from None
+        if prop.accepts is not None:
+            self._accept(prop, value)
+
+    def _rejected(self, prop: Prop, error: values.Invalid) -> ValueError:
+        owner = self.META.qualified_name
+        return ValueError(values.describe(error, prop.meta.stl_name, "property", owner))
 
     def _accept(self, prop: Prop, value: Any) -> None:
         if prop.accepts is not None and not getattr(self, prop.accepts)(value):
@@ -477,15 +475,15 @@ class NativeObject(Object):
         if self._ctx is not None:
             stl_name = self._PROPS[key].meta.stl_name
             raise RuntimeError(f"static property '{stl_name}' cannot change after registration")
-        if checks.enabled:
-            self._check_property(key, value)
-        self._PROPS[key].set(self, value)
+        prop = self._PROPS[key]
+        self._validate(prop, value)
+        prop.set(self, value)
 
     def _init_static(self, key: str, value: Any) -> None:
-        """A constructor argument: checked when checks are on, then stored."""
-        if checks.enabled:
-            self._check_property(key, value)
-        self._PROPS[key].set(self, value)
+        """A constructor argument: checked like a write, then stored."""
+        prop = self._PROPS[key]
+        self._validate(prop, value)
+        prop.set(self, value)
 
     def _commit(self, time: int) -> None:
         """Flip the pending values that differ from current, then deliver the events emitted
