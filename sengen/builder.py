@@ -1,9 +1,11 @@
 """``sengen build`` as a library: load, check, render, format, write (codegen.md §5 to §7).
 
 Everything is rendered in memory first; with any error nothing is written. Changed files are
-written through a temporary file and ``os.replace``; unchanged files are not touched. A
-manifest in the output root records the inputs and outputs, so an unchanged project rebuilds
-nothing and outputs that are no longer produced can be removed (and nothing else ever is).
+written through a temporary file and ``os.replace``; unchanged files are not touched. A manifest
+in the output root records the inputs and outputs, so an unchanged project rebuilds nothing and
+outputs that are no longer produced can be removed (and nothing else ever is). The renderers
+(Jinja2, black, the docs, the schema) are imported only when something is rendered, so that a
+no-op rebuild starts quickly.
 """
 
 from __future__ import annotations
@@ -23,14 +25,10 @@ from sengen import model as m
 from sengen import templates
 from sengen.collisions import collision_errors
 from sengen.diagnostics import Diagnostic, Severity, has_errors
-from sengen.docs import render_docs
 from sengen.errors import InputError, UsageError
 from sengen.loader import PathLike, expand_sources, load, ordered
 from sengen.naming import mangling_warnings
-from sengen.project import load_project
 from sengen.pyview import Layout, optional_of_optional
-from sengen.render import format_all, render_init, render_module
-from sengen.schema import render_schema
 from sengen.settings import Settings
 from sengen.version import __version__
 
@@ -137,6 +135,8 @@ def _render(
     program: m.Program, layout: Layout, formatted: bool, root_files: bool
 ) -> dict[str, bytes]:
     """Every output file by its path relative to the root, in sorted order."""
+    from sengen.render import format_all, render_init, render_module
+
     texts: dict[str, str] = {}
     exports: dict[tuple[str, ...], list[tuple[str, str]]] = {}
     packages: set[tuple[str, ...]] = set()
@@ -355,6 +355,8 @@ def build(
     ``project_dir``: code, and the docs when configured. A bad table is a diagnostic; extra
     include paths and a settings file override the table's."""
     try:
+        from sengen.project import load_project  # pydantic: only for projects
+
         project = load_project(Path(project_dir))
     except InputError as error:
         return GenerateResult(diagnostics=list(error.diagnostics))
@@ -404,10 +406,14 @@ def _changed(path: Path, data: bytes) -> bool:
 
 
 def _render_docs(program: m.Program) -> str:
+    from sengen.docs import render_docs
+
     return render_docs(program)
 
 
 def _render_schema(program: m.Program, schema_classes: Mapping[str, str]) -> str:
+    from sengen.schema import render_schema
+
     return render_schema(program, schema_classes)
 
 
@@ -459,6 +465,8 @@ def write_docs(
 def project_docs(project_dir: PathLike, out: Path | None = None) -> list[Diagnostic]:
     """``sengen docs`` without PATH: the project's sources to its ``docs`` file (or ``out``)."""
     try:
+        from sengen.project import load_project  # pydantic: only for projects
+
         project = load_project(Path(project_dir))
     except InputError as error:
         return list(error.diagnostics)

@@ -13,8 +13,6 @@ from sengen.api import check
 from sengen.builder import build, generate, project_docs, write_artifact, write_docs
 from sengen.diagnostics import Diagnostic, has_errors, render_json, render_text
 from sengen.errors import InputError, UsageError
-from sengen.project import load_project
-from sengen.schema import render_schema
 from sengen.version import __version__
 
 EXIT_OK = 0
@@ -96,6 +94,8 @@ def _check(args: argparse.Namespace) -> int:
         includes = [Path(p) for p in args.include_paths]
         settings = Path(args.settings) if args.settings else None
     else:
+        from sengen.project import load_project  # pydantic: only for projects
+
         project = load_project(Path.cwd())
         sources = project.sources
         includes = [*project.include_paths, *(Path(p) for p in args.include_paths)]
@@ -158,6 +158,8 @@ def _docs(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
+    from sengen.schema import render_schema  # pydantic models: only for this command
+
     out = Path(args.out) if args.out else None
     if args.paths:
         sources = [Path(p) for p in args.paths]
@@ -165,6 +167,8 @@ def _schema(args: argparse.Namespace) -> int:
         settings = Path(args.settings) if args.settings else None
         classes: dict[str, str] = {}
     else:
+        from sengen.project import load_project  # pydantic: only for projects
+
         project = load_project(Path(args.project or "."))
         sources, settings = project.sources, project.settings
         includes = [*project.include_paths, *(Path(p) for p in args.include_paths)]
