@@ -18,6 +18,7 @@ from time import sleep as _sleep
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from sengen.runtime import values
+from sengen.runtime.addresses import object_name_problem
 from sengen.runtime.calls import Call, Promise, completed, failure
 from sengen.runtime.checks import checks
 from sengen.runtime.context import Context
@@ -76,12 +77,10 @@ def object_id(address: str) -> int:
 
 
 def check_object_name(name: object) -> str:
-    if not isinstance(name, str) or not name:
-        raise ValueError("cannot create objects with empty names")
-    if any(c.isspace() for c in name):
-        raise ValueError(f"object names cannot contain whitespace ({name!r})")
-    if any(ord(c) < 32 or ord(c) == 127 for c in name):
-        raise ValueError(f"object names cannot contain control characters ({name!r})")
+    problem = object_name_problem(name) if isinstance(name, str) else "object names are strings"
+    if problem is not None:
+        raise ValueError(problem)
+    assert isinstance(name, str)
     return name
 
 

@@ -1,6 +1,7 @@
 """The configuration of ``sengen run``: YAML files with ``@env``, ``include`` and merging,
 validated into typed models (runtime.md §1)."""
 
+from sengen.runtime.addresses import bus_address_problem, object_name_problem
 from sengen.runtime.config.envsubst import substitute_env
 from sengen.runtime.config.loader import (
     Config,
@@ -16,8 +17,6 @@ from sengen.runtime.config.models import (
     LogFileConfig,
     ObjectEntry,
     QueueConfig,
-    bus_address_problem,
-    object_name_problem,
 )
 
 __all__ = [

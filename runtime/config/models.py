@@ -8,7 +8,6 @@ user. ``null`` for an optional key restores its default (§1.3).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from typing import Annotated, Any, Final, Literal
 
@@ -23,6 +22,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import PydanticCustomError
+from sengen.runtime.addresses import bus_address_problem, object_name_problem
 from sengen.runtime.duration import Duration, TimeValueError
 
 CONFIG_ERROR: Final = "sengen_config"
@@ -36,8 +36,6 @@ LOG_LEVELS: Final = ("trace", "debug", "info", "warn", "err", "critical", "off")
 LOG_LEVEL_ALIASES: Final = {"warning": "warn", "error": "err"}
 EVICTION_POLICIES: Final = ("dropOldest", "dropNewest")
 DEFAULT_FREQ_HZ: Final = 30.0
-
-_BUS_PART: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
 def fail(message: str) -> PydanticCustomError:
@@ -57,30 +55,6 @@ def scalar_text(value: object) -> str:
 def show(value: object) -> str:
     """A YAML value in a message: strings quoted, other values as YAML writes them."""
     return f"'{value}'" if isinstance(value, str) else scalar_text(value)
-
-
-def bus_address_problem(value: object) -> str | None:
-    """The runtime.md §3.1 message for a bad bus address, or None when it is valid."""
-    text = scalar_text(value)
-    if not isinstance(value, str):
-        return f"invalid bus address '{text}'"
-    parts = value.split(".")
-    if len(parts) == 2 and "" in parts:
-        return f"incomplete bus address '{value}'"
-    if len(parts) != 2 or not all(_BUS_PART.fullmatch(part) for part in parts):
-        return f"invalid bus address '{value}'"
-    return None
-
-
-def object_name_problem(value: str) -> str | None:
-    """The runtime.md §3.2 message for a bad object name, or None when it is valid."""
-    if value == "":
-        return "cannot create objects with empty names"
-    if any(ch.isspace() for ch in value):
-        return f"object names cannot contain whitespace ('{value}')"
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
-        return f"object names cannot contain control characters ({value!r})"
-    return None
 
 
 def one_of(choices: tuple[str, ...], aliases: dict[str, str] | None = None) -> Callable[[Any], Any]:
