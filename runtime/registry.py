@@ -96,6 +96,18 @@ class Registry:
             if cls not in found:
                 found.append(cls)
 
+    def scopes(self) -> list[str]:
+        """Every scope that registered something, sorted."""
+        with self._lock:
+            return sorted({s for s, _ in self._types} | {s for s, _ in self._classes})
+
+    def implementations(self) -> list[type[NativeObject]]:
+        """Every registered implementation class, by registered name then registration order."""
+        with self._lock:
+            return [
+                c for name in sorted(self._implementations) for c in self._implementations[name]
+            ]
+
     def entries(self, scope: str) -> tuple[list[TypeMeta], list[ClassEntry]]:
         """Every type and class registered in ``scope``, sorted by qualified name."""
         with self._lock:
