@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -64,6 +65,17 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("--settings", metavar="FILE", help="a codegen settings file (JSON)")
     schema.add_argument("--project", metavar="DIR", help="the project folder (default: .)")
     schema.set_defaults(handler=_schema)
+    run = commands.add_parser("run", help="run the system a configuration file describes")
+    run.add_argument("config", metavar="CONFIG", help="the YAML configuration file")
+    run.add_argument("--until", metavar="DURATION", help="stop after this long, e.g. 10s")
+    run.add_argument(
+        "--check", action="store_true", help="validate and preload, then exit without running"
+    )
+    run.add_argument(
+        "--print-config", action="store_true", help="print the merged configuration and exit"
+    )
+    run.set_defaults(handler=_run)
+
     for sub in commands.choices.values():
         sub.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     return parser
@@ -188,6 +200,54 @@ def _schema(args: argparse.Namespace) -> int:
     if out is None:
         sys.stdout.write(text.decode())
     return EXIT_OK
+
+
+def _run(args: argparse.Namespace) -> int:
+    from sengen.runtime import Duration, TimeValueError
+    from sengen.runtime.config import ConfigurationError, load_config
+    from sengen.runtime.kernel import Kernel, PreloadError
+
+    until = None
+    if args.until is not None:
+        try:
+            until = Duration.parse(args.until)
+        except TimeValueError as error:
+            raise UsageError(f"--until: {error}") from None
+    path = Path(args.config)
+    try:
+        config = load_config(path)
+    except ConfigurationError as error:
+        sys.stderr.write("".join(f"{line}\n" for line in error.problems))
+        return EXIT_BAD_INPUT
+    for line in config.warnings:
+        sys.stderr.write(f"{line}\n")
+    if args.print_config:
+        sys.stdout.write(config.to_yaml())
+        return EXIT_OK
+    _import_path(path)
+    try:
+        kernel = Kernel(config)
+    except PreloadError as error:
+        sys.stderr.write("".join(f"{line}\n" for line in error.problems))
+        return EXIT_BAD_INPUT
+    if args.check:
+        return EXIT_OK
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    return kernel.run(until)
+
+
+def _import_path(config: Path) -> None:
+    """The configuration's folder and, inside a project, the project directory go on the import
+    path (runtime.md §1.7); an output folder itself never does."""
+    from sengen.project import find_project
+
+    folders = [config.resolve().parent]
+    project = find_project(folders[0])
+    if project is not None:
+        folders.append(project.parent)
+    for folder in reversed(folders):
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,161 @@
+"""The first kernel: ``build:`` components cycling on their own threads under real time, and
+``sengen run`` (runtime.md §1.12, §2, §5.5). Outcomes are counts and relations, never tight
+wall-clock values."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sengen.runtime import Duration
+from sengen.runtime.config import load_config_text
+from sengen.runtime.kernel import Kernel, PreloadError
+
+import sengen
+
+STL = """\
+package kdemo;
+
+class Counter
+{
+  var count : u32;
+  var step  : u32 [static];
+}
+"""
+IMPLEMENTATIONS = """\
+from typing import Any
+
+from kgen.kdemo import CounterBase
+
+
+class Ticker(CounterBase):
+    def update(self, run_api: Any) -> None:
+        self.set_next_count(self.count + self.step)
+
+
+class Broken(CounterBase):
+    def update(self, run_api: Any) -> None:
+        raise RuntimeError("boom")
+"""
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("kernel")
+    (folder / "stl" / "kdemo").mkdir(parents=True)
+    (folder / "stl" / "kdemo" / "counter.stl").write_text(STL)
+    assert sengen.generate([folder / "stl"], output=folder / "kgen").ok
+    (folder / "kimpls.py").write_text(IMPLEMENTATIONS)
+    sys.path.insert(0, str(folder))
+    try:
+        yield folder
+    finally:
+        sys.path.remove(str(folder))
+        for name in [n for n in sys.modules if n == "kimpls" or n.startswith("kgen")]:
+            del sys.modules[name]
+
+
+def config(body: str) -> str:
+    return textwrap.dedent(body)
+
+
+TWO_RATES = config("""\
+    build:
+      - name: fast
+        freqHz: 50
+        imports: [kgen.kdemo, kimpls]
+        objects:
+          - {name: f, class: kdemo.Ticker, bus: local.demo, step: 1}
+      - name: slow
+        group: 2
+        freqHz: 5
+        imports: [kgen.kdemo, kimpls]
+        objects:
+          - {name: s, class: kdemo.Ticker, bus: local.demo, step: 1}
+          - {name: plain, class: kdemo.Counter, bus: local.demo, step: 3}
+    """)
+
+
+def test_components_cycle_at_their_own_rates_and_stop_cleanly(project: Path) -> None:
+    kernel = Kernel(load_config_text(TWO_RATES))
+    fast: Any = kernel.components[0].objects[0][0]
+    slow: Any = kernel.components[1].objects[0][0]
+    plain: Any = kernel.components[1].objects[1][0]
+    assert kernel.run(Duration.parse("600 ms")) == 0
+    assert fast.count > slow.count > 0
+    assert plain.count == 0 and plain.step == 3  # the STL class itself: no code, no change
+    assert kernel.objects("local.demo") == []  # a stopped component's objects are removed
+    assert all(c.thread is not None and not c.thread.is_alive() for c in kernel.components)
+    loop = kernel.components[0].loop
+    assert loop is not None and loop.snapshot().cycle_time == 20_000_000
+
+
+def test_a_failing_update_stops_the_kernel_with_exit_code_3(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR, logger="sengen.kernel")
+    text = TWO_RATES.replace("{name: f, class: kdemo.Ticker", "{name: f, class: kdemo.Broken")
+    assert "kdemo.Broken" in text
+    kernel = Kernel(load_config_text(text))
+    assert kernel.run(Duration.parse("20 s")) == 3  # the failure ends the run long before
+    failures = [r.getMessage() for r in caplog.records if "failed" in r.getMessage()]
+    assert len(failures) == 1 and failures[0].startswith("component 'fast' failed: boom")
+    assert "RuntimeError: boom" in failures[0]
+
+
+def test_preload_reports_every_problem_before_anything_starts(project: Path) -> None:
+    text = config("""\
+        build:
+          - name: a
+            imports: [kgen.kdemo, no_such_package_k]
+            objects: [{name: x, class: kdemo.Counter, bus: local.b, step: 1}]
+          - name: b
+            imports: [kgen.kdemo]
+            objects:
+              - {name: y, class: kdemo.Missing, bus: local.b}
+              - {name: z, class: kdemo.Counter, bus: local.b}
+        """)
+    with pytest.raises(PreloadError) as caught:
+        Kernel(load_config_text(text))
+    problems = caught.value.problems
+    assert problems[0].startswith(
+        "<yaml text>: build[0].imports: could not import package 'no_such_package_k'"
+    )
+    assert problems[1:] == [
+        "<yaml text>: build[1].objects[0].class: could not find class 'kdemo.Missing' in any of"
+        " the imported packages",
+        "<yaml text>: build[1].objects[1]: missing constructor argument 'step' of type 'u32' for"
+        " creating object 'z' of class 'kdemo.Counter'",
+    ]
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sengen", "run", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_sengen_run_from_the_command_line(project: Path) -> None:
+    (project / "two.yaml").write_text(TWO_RATES)
+    assert _run("two.yaml", "--check", cwd=project).returncode == 0
+    ran = _run("two.yaml", "--until", "300ms", cwd=project)
+    assert ran.returncode == 0, ran.stderr
+    printed = _run("two.yaml", "--print-config", cwd=project)
+    assert printed.returncode == 0 and "name: fast" in printed.stdout
+    bad = _run("two.yaml", "--until", "3", cwd=project)
+    assert bad.returncode == 2 and "Duration needs a unit" in bad.stderr
+    (project / "bad.yaml").write_text(TWO_RATES.replace("kdemo.Ticker", "kdemo.Nope", 1))
+    broken = _run("bad.yaml", "--check", cwd=project)
+    assert broken.returncode == 1
+    assert "bad.yaml: build[0].objects[0].class: could not find class 'kdemo.Nope'" in broken.stderr
