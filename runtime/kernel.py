@@ -178,10 +178,21 @@ class Kernel:
                 f"{config.source}: load[{index}].name: unknown component '{loaded.name}'"
             )
         pipelines = []
+        owners: dict[tuple[str, str], str] = {}  # (bus, name): component, §3.13 at start-up
         for index, entry in enumerate(config.build):
             pipeline = self._pipeline(index, entry, problems)
-            if pipeline is not None:
-                pipelines.append(pipeline)
+            if pipeline is None:
+                continue
+            pipelines.append(pipeline)
+            for number, (obj, bus) in enumerate(pipeline.objects):
+                if bus is None:
+                    continue
+                owner = owners.setdefault((bus, obj.name), entry.name)
+                if owner != entry.name:
+                    problems.append(
+                        f"{config.source}: build[{index}].objects[{number}].name: object name"
+                        f" '{obj.name}' is already used on bus '{bus}' by component '{owner}'"
+                    )
         if problems:
             raise PreloadError(problems)
         return pipelines

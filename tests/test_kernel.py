@@ -159,3 +159,13 @@ def test_sengen_run_from_the_command_line(project: Path) -> None:
     broken = _run("bad.yaml", "--check", cwd=project)
     assert broken.returncode == 1
     assert "bad.yaml: build[0].objects[0].class: could not find class 'kdemo.Nope'" in broken.stderr
+
+
+def test_a_name_used_on_one_bus_by_two_components_is_a_start_up_error(project: Path) -> None:
+    text = TWO_RATES.replace("{name: s, class", "{name: f, class")
+    with pytest.raises(PreloadError) as caught:
+        Kernel(load_config_text(text))
+    assert caught.value.problems == [
+        "<yaml text>: build[1].objects[0].name: object name 'f' is already used on bus"
+        " 'local.demo' by component 'fast'"
+    ]
