@@ -171,6 +171,3 @@ class Events:
         handles = type(self).HANDLES
         for meta in events:
             setattr(self, meta.py_name, handles.get(meta.py_name, EventHandle)(obj, meta))
-
-    def __iter__(self) -> Any:
-        return iter(vars(self).values())

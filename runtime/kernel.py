@@ -94,16 +94,14 @@ class Pipeline:
     def __post_init__(self) -> None:
         self.context = Context(self.name)
         self.api = RunApi(self)
+        # Objects without a bus are built but neither published nor updated (§1.7).
+        self.published = [obj for obj, bus in self.objects if bus is not None]
 
     def source(self, bus: str) -> Source:
         found = self._sources.get(bus)
         if found is None:
             found = self._sources[bus] = Source(self.kernel.space, self.context, bus, self.api)
         return found
-
-    @property
-    def published(self) -> list[NativeObject]:
-        return [obj for obj, bus in self.objects if bus is not None]
 
     def start(self) -> None:
         self.thread = threading.Thread(target=self._run, name=self.name, daemon=True)

@@ -45,6 +45,8 @@ class GenerateResult:
     removed: list[Path] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     up_to_date: bool = False  # the manifest showed nothing to do: nothing was parsed
+    # The resolved program, for outputs rendered from the same load (docs, schema).
+    program: m.Program | None = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -94,7 +96,7 @@ def generate(
     result = GenerateResult(diagnostics=diagnostics)
     if loaded.program is None:
         return result
-    program = loaded.program
+    program = result.program = loaded.program
     if mangling:
         diagnostics.extend(mangling_warnings(program))
     layout = Layout(program, external)
@@ -381,20 +383,21 @@ def build(
         mangling=config.mangling_warnings,
         warnings_as_errors=warnings_as_errors,
     )
-    if result.ok and not result.up_to_date:
-        for relative, render in (
+    program = result.program
+    if result.ok and program is not None:
+        # Rendered from the program the build resolved: no second load, no repeated warnings.
+        outputs: list[tuple[str | None, Callable[[m.Program], str]]] = [
             (config.docs, _render_docs),
             (config.schema_, lambda p: _render_schema(p, config.schema_classes)),
-        ):
+        ]
+        for relative, render in outputs:
             if relative is None:
                 continue
-            target = project.path(relative)
-            text, problems = _artifact(project.sources, includes, effective_settings, render)
-            result.diagnostics.extend(problems)
-            if text is not None and _changed(target, text):
+            target, data = project.path(relative), render(program).encode()
+            if _changed(target, data):
                 result.written.append(target)
                 if not check:
-                    _atomic_write(target, text)
+                    _atomic_write(target, data)
     return result
 
 

@@ -337,6 +337,13 @@ class Program:
         return self._by_name.get(qualified_name)
 
 
+def unaliased(t: Type) -> Type:
+    """The type an alias chain denotes."""
+    while isinstance(t, AliasType):
+        t = t.target
+    return t
+
+
 def is_bounded(t: Type) -> bool:
     """Spec §8.2: whether values of ``t`` have a bounded size."""
     if isinstance(t, NativeType):

@@ -209,7 +209,4 @@ def member(name: str) -> str:
 
 
 def optional_of_optional(t: m.OptionalType) -> bool:
-    target = t.target
-    while isinstance(target, m.AliasType):
-        target = target.target
-    return isinstance(target, m.OptionalType)
+    return isinstance(m.unaliased(t.target), m.OptionalType)

@@ -59,7 +59,9 @@ class _Types:
                 "properties": {f.name: self._field(f.type, f.description) for f in fields},
                 "additionalProperties": False,
             }
-            required = [f.name for f in fields if not isinstance(_target(f.type), m.OptionalType)]
+            required = [
+                f.name for f in fields if not isinstance(m.unaliased(f.type), m.OptionalType)
+            ]
             if required:
                 schema["required"] = required
             return schema
@@ -132,12 +134,6 @@ class _Types:
         if cls.description:
             schema["description"] = cls.description
         return schema
-
-
-def _target(t: m.Type) -> m.Type:
-    while isinstance(t, m.AliasType):
-        t = t.target
-    return t
 
 
 def _number(t: m.QuantityType, value: float) -> int | float:

@@ -286,3 +286,16 @@ def test_two_files_of_one_module_path_are_one_error(tmp_path: Path) -> None:
     errors = [d for d in sengen.check([tmp_path / "a", tmp_path / "b"]) if d.is_error]
     assert len(errors) == 1, [d.format() for d in errors]
     assert "compared case-insensitively" in errors[0].message
+
+
+def test_docs_and_schema_come_from_the_builds_own_load(tmp_path: Path) -> None:
+    """One load for code, docs and schema: a front-end warning is printed once."""
+    shutil.copytree(GOLDEN / "value_types" / "stl", tmp_path / "stl")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.sengen]\nsources = ["stl"]\noutput = "gen"\ndocs = "stl.md"\n'
+        'schema = "config.schema.json"\n'
+    )
+    run = _cli("build", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.count("unknown unit 'u16'") == 1, run.stderr
+    assert (tmp_path / "stl.md").exists() and (tmp_path / "config.schema.json").exists()
