@@ -25,7 +25,7 @@ import jinja2
 
 import sengen.templates
 from sengen import model as m
-from sengen.naming import python_name, snake_case
+from sengen.naming import python_name, snake_case, variant_tags
 
 # --------------------------------------------------------------------------------------------
 # Escaping
@@ -475,16 +475,6 @@ def class_view(cls: m.ClassType, ctx: _Context) -> ClassView:
 
 # --------------------------------------------------------------------------------------------
 # Data types
-
-
-def variant_tags(variant: m.VariantType) -> tuple[str, ...]:
-    """The tag of each alternative (codegen.md §1.2): its simple type name, or the qualified
-    name for every alternative whose simple name another alternative shares."""
-    simple = [a.type.name for a in variant.alternatives]
-    return tuple(
-        a.type.qualified_name if simple.count(a.type.name) > 1 else a.type.name
-        for a in variant.alternatives
-    )
 
 
 def _owned_fields(struct: m.StructType) -> Iterator[tuple[m.Field, m.StructType]]:

@@ -67,6 +67,16 @@ def python_name(name: str, context: str) -> str:
     return name + "_" if reserved_cause(name, context) is not None else name
 
 
+def variant_tags(t: m.VariantType) -> list[str]:
+    """Each alternative's tag (codegen.md §1.2): its simple type name, or its qualified name for
+    every alternative whose simple name another alternative shares."""
+    simple = [a.type.name for a in t.alternatives]
+    return [
+        a.type.qualified_name if simple.count(a.type.name) > 1 else a.type.name
+        for a in t.alternatives
+    ]
+
+
 def mangling_warnings(program: m.Program) -> list[Diagnostic]:
     """A warning for every STL name whose Python name had to be mangled, in model order."""
     found: list[Diagnostic] = []

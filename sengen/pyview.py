@@ -194,15 +194,6 @@ def is_bytes(t: m.SequenceType | m.ArrayType) -> bool:
     return isinstance(t.element, m.NativeType) and t.element.name == "u8"
 
 
-def variant_tags(t: m.VariantType) -> list[str]:
-    """Each alternative's tag: its simple type name, or its qualified one when two share it."""
-    simple = [a.type.name for a in t.alternatives]
-    return [
-        a.type.qualified_name if simple.count(a.type.name) > 1 else a.type.name
-        for a in t.alternatives
-    ]
-
-
 def member(name: str) -> str:
     """The Python name of a property or method; derived names use :func:`snake_case`."""
     return python_name(snake_case(name), "member")

@@ -16,8 +16,8 @@ from black.mode import TargetVersion
 
 from sengen import model as m
 from sengen import templates
-from sengen.naming import python_name, snake_case
-from sengen.pyview import Layout, ModuleView, is_bytes, member, variant_tags
+from sengen.naming import python_name, snake_case, variant_tags
+from sengen.pyview import Layout, ModuleView, is_bytes, member
 from sengen.version import __version__
 
 BLACK_MODE = black.Mode(

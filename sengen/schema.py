@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from sengen import model as m
-from sengen.pyview import variant_tags
+from sengen.naming import variant_tags
 from sengen.runtime.config.models import BuildEntry, KernelConfig, LoadEntry
 
 DRAFT = "http://json-schema.org/draft-07/schema#"
