@@ -18,7 +18,7 @@ from sengen.runtime.errors import (
     SengenRuntimeError,
     VariantTagError,
 )
-from sengen.runtime.events import EventHandle, EventInfo, Events, Subscription
+from sengen.runtime.events import Connection, EventHandle, EventInfo, Events
 from sengen.runtime.meta import (
     BOOL,
     DURATION,
@@ -89,6 +89,7 @@ __all__ = [
     "ChromeTracer",
     "ClassMeta",
     "ConfigError",
+    "Connection",
     "ConstViolation",
     "Context",
     "Duration",
@@ -117,7 +118,6 @@ __all__ = [
     "SengenRuntimeError",
     "SequenceMeta",
     "StructMeta",
-    "Subscription",
     "TimeStamp",
     "TimeValueError",
     "Tracer",

@@ -16,6 +16,7 @@ from typing import Any
 
 from sengen.runtime.addresses import bus_address_problem
 from sengen.runtime.context import Context
+from sengen.runtime.discovery import Interests, Publisher
 from sengen.runtime.errors import SengenRuntimeError
 from sengen.runtime.objects import NativeObject, object_id
 
@@ -44,6 +45,7 @@ class BusSpace:
         self._ids: dict[str, dict[int, str]] = {}
         self._sessions: set[str] = set()
         self.transport_loaded = False
+        self.interests = Interests()
 
     def sessions(self) -> list[str]:
         """The sessions in use, sorted."""
@@ -92,11 +94,19 @@ class BusSpace:
 class Source:
     """A component's handle on one bus: adds and removes the component's objects."""
 
-    def __init__(self, space: BusSpace, context: Context, bus: str, api: Any = None) -> None:
+    def __init__(
+        self,
+        space: BusSpace,
+        context: Context,
+        bus: str,
+        api: Any = None,
+        publisher: Publisher | None = None,
+    ) -> None:
         self.space = space
         self.context = context
         self.bus = check_bus_address(bus)
         self.api = api
+        self.publisher = publisher
 
     def add(self, objects: NativeObject | Iterable[NativeObject]) -> None:
         """Publish: names checked first (nothing is added on a failure), then each object is
@@ -116,6 +126,8 @@ class Source:
             raise
         for obj in batch:
             obj._bind(self.context, self.bus, self.context.time, self.api)
+            if self.publisher is not None:
+                self.publisher.added(obj)
 
     def remove(self, objects: NativeObject | Iterable[NativeObject]) -> None:
         """Withdraw: the ``unregistered`` hook runs at once; later calls fail."""
@@ -128,3 +140,5 @@ class Source:
         for obj in batch:
             obj._unbind(self.api)
             self.space.release(self.bus, obj)
+            if self.publisher is not None:
+                self.publisher.removed(obj)

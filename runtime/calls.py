@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from sengen.runtime.context import RESULTS
 from sengen.runtime.errors import CallError, CallFailed
 
 if TYPE_CHECKING:
@@ -158,4 +159,4 @@ def completed(
     if context is None:
         call._complete(value, error)
     else:
-        context.post(call._complete, value, error)
+        context.post_kind(RESULTS, call._complete, value, error)

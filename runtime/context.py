@@ -18,9 +18,12 @@ from sengen.runtime.errors import CallTimeout
 
 if TYPE_CHECKING:
     from sengen.runtime.calls import Call
-    from sengen.runtime.objects import NativeObject, Refreshable
+    from sengen.runtime.objects import NativeObject, Prop, Refreshable
 
 _current = threading.local()
+
+# The kinds of work, executed in this order in every drain (runtime.md §5.1, step 6).
+CHANGES, CALLS, RESULTS, EVENTS = range(4)
 
 
 class Context:
@@ -32,12 +35,17 @@ class Context:
         self.thread: int | None = None  # the owning thread while bound; writes are checked
         self.const_member: str | None = None  # the [const] method being executed, if any
         self.running = True
-        self._queue: deque[tuple[Callable[..., Any], tuple[Any, ...]]] = deque()
+        self._queues: tuple[deque[tuple[Callable[..., Any], tuple[Any, ...]]], ...] = tuple(
+            deque() for _ in range(4)
+        )
         self._dirty: list[NativeObject] = []
         self._sends: list[Callable[[], None]] = []
         self._proxies: list[Refreshable] = []
         self._deadlines: list[Call[Any]] = []
         self.objects: list[NativeObject] = []
+        self.track_changes = False
+        self.wakeup: threading.Event | None = None  # set by work-driven components
+        self.changed: list[tuple[NativeObject, list[Prop]]] = []
 
     @staticmethod
     def current() -> Context | None:
@@ -60,21 +68,49 @@ class Context:
     # -- the work queue ---------------------------------------------------------------------------
 
     def post(self, function: Callable[..., Any], *args: Any) -> None:
-        """Queue work for the next drain; safe from any thread. Dropped once stopped."""
+        """Queue a call (or kernel work) for the next drain; safe from any thread. Dropped
+        once stopped."""
         if self.running:
-            self._queue.append((function, args))
+            self._queues[CALLS].append((function, args))
+            if self.wakeup is not None:
+                self.wakeup.set()
+
+    def post_kind(self, kind: int, function: Callable[..., Any], *args: Any) -> None:
+        """Queue work of ``kind`` (CHANGES, CALLS, RESULTS or EVENTS)."""
+        if self.running:
+            self._queues[kind].append((function, args))
+            if self.wakeup is not None:
+                self.wakeup.set()
+
+    def wake(self) -> None:
+        """Wake a work-driven component's wait (new work, or a stop request)."""
+        if self.wakeup is not None:
+            self.wakeup.set()
+
+    def pending(self) -> int:
+        """How many items wait for the next drain."""
+        return sum(len(queue) for queue in self._queues)
 
     def drain(self) -> None:
-        """Refresh proxies, expire timed-out calls, then run the queue as a snapshot: work that
-        arrives meanwhile waits for the next drain."""
+        """Refresh proxies, then run the work queue (:meth:`refresh`, :meth:`run_queue`)."""
+        self.refresh()
+        self.run_queue()
+
+    def refresh(self) -> None:
+        """Proxies copy their owners' committed state; timed-out calls expire."""
         for proxy in self._proxies:
             proxy._refresh()
         if self._deadlines:
             self._expire()
-        queue = self._queue
-        for _ in range(len(queue)):
-            function, args = queue.popleft()
-            function(*args)
+
+    def run_queue(self) -> None:
+        """Run the queue as a snapshot, kind by kind: work that arrives meanwhile waits for the
+        next drain."""
+        counts = [len(queue) for queue in self._queues]
+        for queue, count in zip(self._queues, counts, strict=True):
+            for _ in range(count):
+                function, args = queue.popleft()
+                function(*args)
 
     def _expire(self) -> None:
         keep: list[Call[Any]] = []
@@ -94,14 +130,32 @@ class Context:
         self._sends.append(send)
 
     def commit(self, time: int | None = None) -> None:
-        """Commit every object changed in this cycle (atomically per object), deliver their
-        events, then send the buffered calls and results in order."""
+        """Commit every object changed in this cycle (:meth:`flip`), then send the buffered
+        calls and results in order (:meth:`send`)."""
         if time is not None:
             self.time = time
+        self.flip()
+        self.send()
+
+    def flip(self) -> None:
+        """Commit every object changed in this cycle, atomically per object, and deliver their
+        events. With ``track_changes`` set, the objects whose properties changed are listed in
+        ``changed`` with their changed properties, for the kernel's interests."""
         if self._dirty:
             dirty, self._dirty = self._dirty, []
-            for obj in dirty:
-                obj._commit(self.time)
+            time = self.time
+            if self.track_changes:
+                changed = self.changed
+                for obj in dirty:
+                    props = obj._commit(time)
+                    if props:
+                        changed.append((obj, props))
+            else:
+                for obj in dirty:
+                    obj._commit(time)
+
+    def send(self) -> None:
+        """Send the calls and results buffered in this cycle, in order."""
         if self._sends:
             sends, self._sends = self._sends, []
             for send in sends:
@@ -122,4 +176,5 @@ class Context:
     def stop(self) -> None:
         """Stop accepting work: later posts are dropped (runtime.md §3.12)."""
         self.running = False
-        self._queue.clear()
+        for queue in self._queues:
+            queue.clear()

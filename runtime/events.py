@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, ParamSpec
 
 from sengen.runtime import values
 from sengen.runtime.checks import checks
+from sengen.runtime.context import CHANGES, EVENTS
 from sengen.runtime.meta import EventMeta
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ class EventInfo:
         return hash(self.creation_time)
 
 
-class Subscription:
+class Connection:
     """A callback registration. ``close()`` is idempotent; also a context manager."""
 
     __slots__ = ("_on_close", "callback", "closed", "context", "with_info")
@@ -51,7 +52,7 @@ class Subscription:
         self,
         context: Context | None,
         callback: Callable[..., None],
-        on_close: Callable[[Subscription], None],
+        on_close: Callable[[Connection], None],
         with_info: bool = False,
     ) -> None:
         self.context = context
@@ -65,7 +66,7 @@ class Subscription:
             self.closed = True
             self._on_close(self)
 
-    def __enter__(self) -> Subscription:
+    def __enter__(self) -> Connection:
         return self
 
     def __exit__(self, *_: object) -> None:
@@ -80,7 +81,9 @@ class Subscription:
         if context is None:
             self._run(args, created)
         elif context.running:  # Context.post, inlined: this runs once per delivery
-            context._queue.append((self._run, (args, created)))
+            context._queues[CHANGES if created is None else EVENTS].append(
+                (self._run, (args, created))
+            )
 
     def _run(self, args: tuple[Any, ...], created: int | None) -> None:
         if self.closed:
@@ -104,10 +107,10 @@ class EventHandle(Generic[P]):
         # Most events have one argument: its check is called directly, without a wrapper.
         self._single = values.checker(meta.args[0].type) if len(meta.args) == 1 else None
 
-    def connect(self, callback: Callable[P, None], *, with_info: bool = False) -> Subscription:
+    def connect(self, callback: Callable[P, None], *, with_info: bool = False) -> Connection:
         return self._obj._connect_event(self.meta, callback, with_info)
 
-    def connect_with_info(self, callback: Callable[..., None]) -> Subscription:
+    def connect_with_info(self, callback: Callable[..., None]) -> Connection:
         """Like ``connect(callback, with_info=True)``: ``callback(info, *args)``."""
         return self._obj._connect_event(self.meta, callback, True)
 

@@ -1,36 +1,51 @@
-"""The kernel under real time: ``build:`` components on their own threads (runtime.md §2, §5).
+"""The kernel under real time: lifecycle, groups and the internal component (runtime.md §2).
 
-This first kernel runs pipelines: it preloads every entry (imports, classes, object
-configurations; all problems before anything starts), starts the groups in ascending order,
-cycles each component on the real-time loop of :mod:`sengen.runtime.realtime` (drain, the
-objects' ``update()``, commit), and shuts down in reverse group order within
-``kernel.shutdownTimeout``. Subscriptions, ``load:`` components, virtual time and the transport
-build on it in later work; a configuration that needs them is refused with a clear message.
+Construction is preload of the configuration: every ``load:`` component is found and its own
+keys validated, every ``build:`` entry imported, its classes resolved and its objects built;
+all problems are reported together before anything starts (:class:`PreloadError`). ``run()``
+calls the components' ``preload`` hooks in runner order, then per group, ascending, loads,
+initialises (with ``Retry``) and starts every component, waits for a stop request, and shuts the
+groups down highest first within ``kernel.shutdownTimeout``. Recorders drain once more after
+everything else has stopped.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
 import threading
 import time
 import traceback
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from pathlib import Path
 
-from sengen.runtime.buses import BusSpace, Source
+from pydantic import BaseModel, ValidationError
+from sengen.runtime.buses import BusSpace
+from sengen.runtime.component import Component, Retry
 from sengen.runtime.config import Config
-from sengen.runtime.config.models import BuildEntry
-from sengen.runtime.context import Context
-from sengen.runtime.duration import Duration, TimeStamp
+from sengen.runtime.config.loader import validation_messages
+from sengen.runtime.config.models import BuildEntry, LoadEntry
+from sengen.runtime.config.tree import format_path
+from sengen.runtime.duration import Duration
+from sengen.runtime.kernel_objects import KernelComponent
 from sengen.runtime.objects import ConfigError, NativeObject
-from sengen.runtime.realtime import RealTimeLoop
 from sengen.runtime.resolve import ClassLookupError, import_packages, resolve_class
+from sengen.runtime.runner import EXIT_COMPONENT_FAILED, RunApi, Runner
+from sengen.runtime.tracing import Tracers
 
 _log = logging.getLogger("sengen.kernel")
 
 EXIT_OK = 0
 EXIT_BAD_CONFIG = 1
-EXIT_COMPONENT_FAILED = 3
+
+# The components sengen ships, by the name a ``load:`` entry gives (runtime.md §9).
+SHIPPED: dict[str, str] = {
+    "recorder": "sengen.runtime.recorder:Recorder",
+    "tracer": "sengen.runtime.tracer_component:TracerComponent",
+}
+LATER = ("shell", "transport", "zenoh", "ether")
 
 
 class PreloadError(ValueError):
@@ -41,129 +56,53 @@ class PreloadError(ValueError):
         self.problems = problems
 
 
-class RunApi:
-    """What a component and its objects' ``update(run_api)`` see (runtime.md §5.3)."""
+class BuildComponent(Component):
+    """A ``build:`` entry: its objects published on their buses and cycled at its period."""
 
-    def __init__(self, component: Pipeline) -> None:
-        self._component = component
-        self.logger = logging.getLogger(f"sengen.component.{component.name}")
+    def __init__(self, period: int, objects: list[tuple[NativeObject, str | None]]) -> None:
+        self.period = period
+        self.objects = objects
 
-    def get_time(self) -> TimeStamp:
-        """The cycle time: constant during a cycle."""
-        return TimeStamp(self._component.context.time)
-
-    def get_start_time(self) -> TimeStamp:
-        return TimeStamp(self._component.anchor)
-
-    def get_target_cycle_time(self) -> Duration | None:
-        return Duration(self._component.period)
-
-    def stop_requested(self) -> bool:
-        return self._component.stop.is_set()
-
-    def request_kernel_stop(self, code: int = EXIT_OK) -> None:
-        self._component.kernel.request_stop(code)
-
-    def get_config(self) -> dict[str, object]:
-        return dict(self._component.settings)
-
-    def get_app_name(self) -> str:
-        return self._component.kernel.config.kernel.app_name
-
-    def get_source(self, bus: str) -> Source:
-        return self._component.source(bus)
-
-
-@dataclass
-class Pipeline:
-    """A ``build:`` component: its objects, cycled at its period on its own thread."""
-
-    kernel: Kernel
-    name: str
-    group: int
-    period: int
-    settings: dict[str, object]
-    objects: list[tuple[NativeObject, str | None]]
-    context: Context = field(init=False)
-    stop: threading.Event = field(default_factory=threading.Event)
-    anchor: int = 0
-    thread: threading.Thread | None = None
-    loop: RealTimeLoop | None = None
-    _sources: dict[str, Source] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.context = Context(self.name)
-        self.api = RunApi(self)
+    def run(self, api: RunApi) -> None:
         # Objects without a bus are built but neither published nor updated (§1.7).
-        self.published = [obj for obj, bus in self.objects if bus is not None]
-
-    def source(self, bus: str) -> Source:
-        found = self._sources.get(bus)
-        if found is None:
-            found = self._sources[bus] = Source(self.kernel.space, self.context, bus, self.api)
-        return found
-
-    def start(self) -> None:
-        self.thread = threading.Thread(target=self._run, name=self.name, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        self.anchor = time.time_ns()
-        self.context.time = self.anchor
-        try:
-            with self.context.active():
-                for obj, bus in self.objects:
-                    if bus is not None:
-                        self.source(bus).add(obj)
-                self.loop = RealTimeLoop(self.name, self.period, stop=self.stop)
-                self.loop.run(self._drain, self._update, self._commit, anchor=self.anchor)
-        except Exception as error:
-            text = "".join(traceback.format_exception(error))
-            _log.error("component '%s' failed: %s\n%s", self.name, error, text.rstrip())
-            self.kernel.request_stop(EXIT_COMPONENT_FAILED)
-        finally:
-            self._remove_objects()
-
-    def _drain(self, cycle_time: int) -> int:
-        self.context.time = cycle_time
-        before = time.thread_time_ns()
-        self.context.drain()
-        return time.thread_time_ns() - before
-
-    def _update(self, cycle_time: int) -> None:
-        for obj in self.published:
-            obj.update(self.api)
-
-    def _commit(self, cycle_time: int) -> None:
-        self.context.commit(cycle_time)
-
-    def _remove_objects(self) -> None:
         for obj, bus in self.objects:
-            if bus is not None and obj.bus == bus and not obj._removed:
-                try:
-                    self.source(bus).remove(obj)
-                except Exception as error:
-                    _log.error(
-                        "while removing '%s' of component '%s': %s", obj.name, self.name, error
-                    )
-                    self.kernel.request_stop(EXIT_COMPONENT_FAILED)
-        self.context.stop()
+            if bus is not None:
+                api.get_source(bus).add(obj)
+        api.exec_loop(self.period)
 
 
 class Kernel:
     """A process's kernel: preload at construction, then :meth:`run`."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(
+        self,
+        config: Config,
+        components: list[tuple[str, Component, int]] | None = None,
+    ) -> None:
+        """``components`` are added programmatically as (name, component, group)."""
         self.config = config
+        self.app_name = config.kernel.app_name or (
+            Path(config.source).stem if config.source.endswith((".yaml", ".yml")) else ""
+        )
         self.space = BusSpace()
+        self.tracers = Tracers()
         self._stop = threading.Event()
         self._code: int | None = None
         self._lock = threading.Lock()
-        self.components = self._preload()
+        self.runners: list[Runner] = []
+        self._preload(components or [])
 
-    # -- preload --------------------------------------------------------------------------------
+    @property
+    def components(self) -> list[Runner]:
+        """The configured components in runner order (the internal ``kernel`` one excluded)."""
+        return [r for r in self.runners if not isinstance(r.component, KernelComponent)]
 
-    def _preload(self) -> list[Pipeline]:
+    def runner(self, name: str) -> Runner:
+        return next(r for r in self.runners if r.name == name)
+
+    # -- preload ---------------------------------------------------------------------------------
+
+    def _preload(self, extra: list[tuple[str, Component, int]]) -> None:
         config = self.config
         problems: list[str] = []
         if config.kernel.run_mode != "realTime":
@@ -171,38 +110,75 @@ class Kernel:
                 f"{config.source}: kernel.runMode: runMode '{config.kernel.run_mode}' needs"
                 " virtual time, which this kernel does not run yet"
             )
-        for index, loaded in enumerate(config.load):
-            problems.append(
-                f"{config.source}: load[{index}].name: unknown component '{loaded.name}'"
-            )
-        pipelines = []
+        found: list[tuple[str, Component, int, dict[str, object]]] = []
+        for index, entry in enumerate(config.load):
+            component = self._loaded(index, entry, problems)
+            if component is not None:
+                found.append((entry.name, component, entry.group, entry.component_config()))
+        for name, component, group in extra:
+            found.append((name, component, group, {"name": name, "group": group}))
         owners: dict[tuple[str, str], str] = {}  # (bus, name): component, §3.13 at start-up
-        for index, entry in enumerate(config.build):
-            pipeline = self._pipeline(index, entry, problems)
-            if pipeline is None:
-                continue
-            pipelines.append(pipeline)
+        for index, build in enumerate(config.build):
+            pipeline = self._pipeline(index, build, problems)
+            found.append((build.name, pipeline, build.group, build.component_config()))
             for number, (obj, bus) in enumerate(pipeline.objects):
                 if bus is None:
                     continue
-                owner = owners.setdefault((bus, obj.name), entry.name)
-                if owner != entry.name:
+                owner = owners.setdefault((bus, obj.name), build.name)
+                if owner != build.name:
                     problems.append(
                         f"{config.source}: build[{index}].objects[{number}].name: object name"
                         f" '{obj.name}' is already used on bus '{bus}' by component '{owner}'"
                     )
         if problems:
             raise PreloadError(problems)
-        return pipelines
+        kernel_part = KernelComponent(self)
+        found.append(("kernel", kernel_part, 1, {"name": "kernel", "group": 1}))
+        for index, (name, component, group, settings) in enumerate(found):
+            runner = Runner(self, index, name, group, component, settings)
+            runner.state = "preloaded"
+            self.runners.append(runner)
+            self.space.interests.publishers.append(runner.publisher)
 
-    def _pipeline(self, index: int, entry: BuildEntry, problems: list[str]) -> Pipeline | None:
+    def _loaded(self, index: int, entry: LoadEntry, problems: list[str]) -> Component | None:
+        where = f"{self.config.source}: load[{index}]"
+        spec = entry.component
+        if spec is None:
+            spec = SHIPPED.get(entry.name) or _registered(entry.name)
+            if spec is None:
+                if entry.name in LATER:
+                    problems.append(
+                        f"{where}.name: component '{entry.name}' is not available in this"
+                        " version of sengen yet"
+                    )
+                else:
+                    problems.append(f"{where}.name: unknown component '{entry.name}'")
+                return None
+        try:
+            cls = _import_component(spec)
+        except ImportError as error:
+            key = "component" if entry.component is not None else "name"
+            problems.append(f"{where}.{key}: cannot import component '{spec}': {error}")
+            return None
+        model: type[BaseModel] | None = getattr(cls, "config_model", None)
+        settings = entry.settings
+        try:
+            if model is not None:
+                return cls(model.model_validate(settings))  # type: ignore[call-arg]
+            return cls()
+        except ValidationError as error:
+            for path, message in validation_messages(error, model):  # type: ignore[arg-type]
+                problems.append(f"{where}.{format_path(path)}: {message}")
+        except Exception as error:
+            problems.append(f"{where}: cannot create component '{spec}': {error}")
+        return None
+
+    def _pipeline(self, index: int, entry: BuildEntry, problems: list[str]) -> BuildComponent:
         where = f"{self.config.source}: build[{index}]"
         failed = [f"{where}.imports: {p}" for p in import_packages(entry.imports)]
         problems.extend(failed)
-        if failed:
-            return None
         objects: list[tuple[NativeObject, str | None]] = []
-        for number, item in enumerate(entry.objects):
+        for number, item in enumerate([] if failed else entry.objects):
             at = f"{where}.objects[{number}]"
             try:
                 cls = resolve_class(item.class_name, entry.imports)
@@ -211,10 +187,9 @@ class Kernel:
                 problems.append(f"{at}.class: {error}")
             except ConfigError as error:
                 problems.extend(f"{at}: {problem}" for problem in error.problems)
-        settings = {**entry.settings, "name": entry.name, "freqHz": entry.freq_hz}
-        return Pipeline(self, entry.name, entry.group, entry.period_ns, settings, objects)
+        return BuildComponent(entry.period_ns, objects)
 
-    # -- running --------------------------------------------------------------------------------
+    # -- running ---------------------------------------------------------------------------------
 
     def request_stop(self, code: int = EXIT_OK) -> None:
         """The first request fixes the exit code; a later failure turns a 0 into its code."""
@@ -223,44 +198,179 @@ class Kernel:
                 self._code = code
         self._stop.set()
 
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
     def run(self, until: Duration | None = None) -> int:
         """Start the groups in ascending order, run until a stop request (or ``until`` of wall
         time after start-up), shut down in reverse order; returns the exit code."""
-        groups = sorted({c.group for c in self.components})
         started: list[int] = []
         try:
-            for group in groups:
-                for component in self.components:
-                    if component.group == group:
-                        component.start()
-                started.append(group)
-            self._stop.wait(None if until is None else until.ns / 1e9)
+            if self._start(started):
+                self._wait(until)
             self.request_stop(EXIT_OK)
         finally:
             self._shutdown(started)
         return self._code if self._code is not None else EXIT_OK
 
+    def _wait(self, until: Duration | None) -> None:
+        deadline = None if until is None else time.monotonic() + until.ns / 1e9
+        # Short waits keep the main thread responsive to signals.
+        while not self._stop.is_set():
+            left = 0.2 if deadline is None else min(deadline - time.monotonic(), 0.2)
+            if left <= 0:
+                return
+            self._stop.wait(left)
+
+    def _start(self, started: list[int]) -> bool:
+        for runner in self.runners:
+            if not self._hook(runner, "preloading", runner.component.preload):
+                return False
+            runner.state = "preloaded"
+        for group in sorted({r.group for r in self.runners}):
+            members = [r for r in self.runners if r.group == group]
+            started.append(group)
+            for runner in members:
+                if not self._hook(runner, "loading", runner.component.load):
+                    return False
+                runner.state = "loaded"
+            if not self._initialise(members):
+                return False
+            for runner in members:
+                runner.start()
+        return True
+
+    def _hook(self, runner: Runner, doing: str, hook: Callable[[RunApi], object]) -> bool:
+        runner.state = doing
+        try:
+            hook(runner.api)
+        except Exception as error:
+            text = "".join(traceback.format_exception(error)).rstrip()
+            _log.error("error while %s component %s: %s\n%s", doing, runner.name, error, text)
+            runner.state = "error"
+            self.request_stop(EXIT_BAD_CONFIG)
+            return False
+        return True
+
+    def _initialise(self, members: list[Runner]) -> bool:
+        waiting = list(members)
+        last_note = time.monotonic()
+        while waiting:
+            again: list[tuple[Runner, Retry]] = []
+            for runner in waiting:
+                runner.state = "initializing"
+                try:
+                    answer = runner.component.init(runner.api)
+                except Exception as error:
+                    text = "".join(traceback.format_exception(error)).rstrip()
+                    _log.error(
+                        "error while initializing component %s: %s\n%s", runner.name, error, text
+                    )
+                    runner.state = "error"
+                    self.request_stop(EXIT_BAD_CONFIG)
+                    return False
+                if isinstance(answer, Retry):
+                    again.append((runner, answer))
+                else:
+                    runner.state = "initialized"
+            waiting = [r for r, _ in again]
+            if waiting:
+                if time.monotonic() - last_note >= 10:
+                    names = ", ".join(r.name for r in waiting)
+                    _log.info("waiting for component(s) %s to initialise", names)
+                    last_note = time.monotonic()
+                if self._stop.wait(max(retry.wait_hint.ns for _, retry in again) / 1e9):
+                    return False
+        return True
+
     def _shutdown(self, groups: list[int]) -> None:
-        deadline = time.monotonic() + self.config.kernel.shutdown_timeout.ns / 1e9
+        budget = self.config.kernel.shutdown_timeout
+        deadline = time.monotonic() + budget.ns / 1e9
+        deferred: list[Runner] = []
         for group in reversed(groups):
-            members = [c for c in self.components if c.group == group]
-            for component in members:
-                component.stop.set()
-            for component in members:
-                thread = component.thread
+            members = [r for r in self.runners if r.group == group]
+            for runner in members:
+                runner.stop.set()
+                runner.context.wake()
+            hung = set()
+            for runner in members:
+                thread = runner.thread
                 if thread is None:
                     continue
                 thread.join(max(deadline - time.monotonic(), 0))
                 if thread.is_alive():
-                    timeout = self.config.kernel.shutdown_timeout
-                    stack = _stack_of(thread)
+                    hung.add(runner)
                     _log.error(
-                        "component '%s' did not stop within %s\n%s", component.name, timeout, stack
+                        "component '%s' did not stop within %s\n%s",
+                        runner.name,
+                        budget,
+                        _stack_of(thread),
                     )
                     self.request_stop(EXIT_COMPONENT_FAILED)
+            for runner in members:
+                if runner in hung or runner.state in ("unloaded", "error"):
+                    continue
+                if runner.keeps_inputs:
+                    deferred.append(runner)
+                else:
+                    self._unload(runner)
+        for runner in deferred:  # recorders: one last drain after everyone else stopped
+            with runner.context.active():
+                try:
+                    runner.drain(runner.cycle_time)
+                except Exception as error:
+                    runner.fail(error)
+                runner.close_inputs()
+            self._unload(runner)
+
+    def _unload(self, runner: Runner) -> None:
+        if runner.state not in ("loaded", "initialized", "stopped", "running", "stopping"):
+            return
+        try:
+            runner.component.unload(runner.api)
+        except Exception as error:
+            text = "".join(traceback.format_exception(error)).rstrip()
+            _log.error("error while unloading component %s: %s\n%s", runner.name, error, text)
+            self.request_stop(EXIT_COMPONENT_FAILED)
+        runner.state = "unloaded"
+
+    # -- inspection ------------------------------------------------------------------------------
 
     def objects(self, bus: str) -> list[NativeObject]:
         return self.space.objects(bus)
+
+    def monitoring(self) -> object:
+        from sengen.runtime.sen.kernel.basic_types import RunMode
+        from sengen.runtime.sen.kernel.monitoring import KernelMonitoringInfo
+
+        return KernelMonitoringInfo(
+            run_mode=RunMode[self.config.kernel.run_mode],
+            transport_stats=None,
+            components=tuple(r.monitoring() for r in self.runners),
+        )
+
+
+def _registered(name: str) -> str | None:
+    """A component an installed package registers under the ``sengen.components`` group."""
+    for point in entry_points(group="sengen.components"):
+        if point.name == name:
+            return str(point.value)
+    return None
+
+
+def _import_component(spec: str) -> type[Component]:
+    module_name, _, class_name = spec.partition(":")
+    if not class_name:
+        raise ImportError("expected 'module.path:ClassName'")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:  # a broken module is a configuration problem, not a crash
+        raise ImportError(str(error) or type(error).__name__) from None
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type) or not issubclass(cls, Component):
+        raise ImportError(f"'{class_name}' is not a component class in module '{module_name}'")
+    return cls
 
 
 def _stack_of(thread: threading.Thread) -> str:

@@ -24,7 +24,7 @@ from sengen.runtime.checks import checks
 from sengen.runtime.context import Context
 from sengen.runtime.duration import Duration
 from sengen.runtime.errors import ConstViolation, ObjectGone
-from sengen.runtime.events import Events, Subscription
+from sengen.runtime.events import Connection, Events
 from sengen.runtime.meta import Category, ClassMeta, EventMeta, MethodMeta, PropertyMeta
 
 if TYPE_CHECKING:
@@ -141,12 +141,12 @@ class Object(metaclass=ABCMeta):
 
     # -- what generated interface members call --------------------------------------------------
 
-    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Subscription:
+    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Connection:
         raise NotImplementedError
 
     def _connect_event(
         self, meta: EventMeta, callback: Callable[..., None], with_info: bool
-    ) -> Subscription:
+    ) -> Connection:
         raise NotImplementedError
 
     def _send_call(
@@ -169,7 +169,15 @@ class Object(metaclass=ABCMeta):
         method = self.META.method(stl_name)
         assert method is not None
         if checks.enabled:
-            _check_arguments(self.META, method, args)
+            try:
+                _check_arguments(self.META, method, args)
+            except ValueError as error:
+                # An error result naming the argument, like any failed call (runtime.md §3.9).
+                call: Call[T] = Call(f"{self._address}.{stl_name}")
+                if on_result is not None:
+                    call.add_done_callback(on_result)
+                completed(Context.current(), call, None, error)
+                return call
         return self._dispatch(method, args, on_result, timeout)
 
     def _setter_call(self, stl_name: str, value: Any) -> Call[None]:
@@ -252,10 +260,10 @@ class NativeObject(Object):
         "events",
     )
     _bus: str | None
-    _change_subs: dict[str, list[Subscription]]
+    _change_subs: dict[str, list[Connection]]
     _ctx: Context | None
     _emitted: list[tuple[EventMeta, tuple[Any, ...], int]]
-    _event_subs: dict[str, list[Subscription]]
+    _event_subs: dict[str, list[Connection]]
     _name: str
     _next: dict[str, Any]
     _removed: bool
@@ -484,13 +492,14 @@ class NativeObject(Object):
         self._validate(prop, value)
         prop.set(self, value)
 
-    def _commit(self, time: int) -> None:
+    def _commit(self, time: int) -> list[Prop] | None:
         """Flip the pending values that differ from current, then deliver the events emitted
-        in this cycle, in emission order."""
+        in this cycle, in emission order; returns the properties that changed."""
+        changed: list[Prop] | None = None
         pending = self._next
         if pending:
             props = self._PROPS
-            changed: list[Prop] = []
+            changed = []
             version = self._version
             for key, value in pending.items():
                 prop = props[key]
@@ -513,9 +522,11 @@ class NativeObject(Object):
             emitted = emitted.copy()
             self._emitted.clear()
             by_event = self._event_subs
-            for meta, args, created in emitted:
+            # Stamped with the commit's time: a self-driven commit(time=t) carries t (§5.3).
+            for meta, args, _ in emitted:
                 for subscription in by_event.get(meta.stl_name, ()):
-                    subscription.deliver(args, created)
+                    subscription.deliver(args, time)
+        return changed
 
     def _snapshot(self) -> tuple[int, int, tuple[Any, ...]]:
         """The committed state for readers in other threads: (sequence, time, values), all
@@ -536,19 +547,19 @@ class NativeObject(Object):
     # -- subscriptions ----------------------------------------------------------------------------
 
     def _subscribe(
-        self, table: dict[str, list[Subscription]], key: str, subscription: Subscription
-    ) -> Subscription:
+        self, table: dict[str, list[Connection]], key: str, subscription: Connection
+    ) -> Connection:
         table.setdefault(key, []).append(subscription)
         return subscription
 
-    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Subscription:
+    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Connection:
         return self._subscribe(
-            self._change_subs, key, Subscription(self._ctx, callback, self._unsubscribe_change)
+            self._change_subs, key, Connection(self._ctx, callback, self._unsubscribe_change)
         )
 
     def _connect_event(
         self, meta: EventMeta, callback: Callable[..., None], with_info: bool
-    ) -> Subscription:
+    ) -> Connection:
         return self._connect_event_from(Context.current() or self._ctx, meta, callback, with_info)
 
     def _connect_event_from(
@@ -557,15 +568,15 @@ class NativeObject(Object):
         meta: EventMeta,
         callback: Callable[..., None],
         with_info: bool,
-    ) -> Subscription:
+    ) -> Connection:
         """Subscribe ``context`` to an event: its callbacks run in that context's drains."""
-        subscription = Subscription(context, callback, self._unsubscribe_event, with_info)
+        subscription = Connection(context, callback, self._unsubscribe_event, with_info)
         return self._subscribe(self._event_subs, meta.stl_name, subscription)
 
-    def _unsubscribe_change(self, subscription: Subscription) -> None:
+    def _unsubscribe_change(self, subscription: Connection) -> None:
         _discard(self._change_subs, subscription)
 
-    def _unsubscribe_event(self, subscription: Subscription) -> None:
+    def _unsubscribe_event(self, subscription: Connection) -> None:
         _discard(self._event_subs, subscription)
 
     # -- calls ------------------------------------------------------------------------------------
@@ -661,7 +672,7 @@ def _invalid_config(prop: PropertyMeta, raw: object, error: values.Invalid) -> s
     return text
 
 
-def _discard(table: dict[str, list[Subscription]], subscription: Subscription) -> None:
+def _discard(table: dict[str, list[Connection]], subscription: Connection) -> None:
     for subscriptions in table.values():
         if subscription in subscriptions:
             subscriptions.remove(subscription)

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Protocol
 
 from sengen.runtime.calls import Call, completed
 from sengen.runtime.context import Context
-from sengen.runtime.events import Subscription
+from sengen.runtime.events import Connection
 from sengen.runtime.meta import EventMeta, MethodMeta, PropertyMeta
 from sengen.runtime.objects import NativeObject, Object, Prop, gone, route_call
 
@@ -26,13 +26,13 @@ class _Subscribers:
     __slots__ = ("table",)
 
     def __init__(self) -> None:
-        self.table: dict[str, list[Subscription]] = {}
+        self.table: dict[str, list[Connection]] = {}
 
-    def add(self, key: str, subscription: Subscription) -> Subscription:
+    def add(self, key: str, subscription: Connection) -> Connection:
         self.table.setdefault(key, []).append(subscription)
         return subscription
 
-    def remove(self, subscription: Subscription) -> None:
+    def remove(self, subscription: Connection) -> None:
         for subscriptions in self.table.values():
             if subscription in subscriptions:
                 subscriptions.remove(subscription)
@@ -117,12 +117,12 @@ class LocalProxy(Object):
         """Stop refreshing (the subscriber dropped its last subscription, or stopped)."""
         self._ctx.drop_proxy(self)
 
-    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Subscription:
-        return self._changes.add(key, Subscription(self._ctx, callback, self._changes.remove))
+    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Connection:
+        return self._changes.add(key, Connection(self._ctx, callback, self._changes.remove))
 
     def _connect_event(
         self, meta: EventMeta, callback: Callable[..., None], with_info: bool
-    ) -> Subscription:
+    ) -> Connection:
         return self._owner._connect_event_from(self._ctx, meta, callback, with_info)
 
     def _send_call(
@@ -183,7 +183,7 @@ class RemoteProxy(Object):
     _lock: threading.Lock
     _name: str
     _pending: dict[int, tuple[Call[Any], Context | None]]
-    _subscribed: dict[str, list[Subscription]]
+    _subscribed: dict[str, list[Connection]]
     _CALL_IDS: ClassVar[itertools.count[int]] = itertools.count(1)
 
     def __init__(
@@ -277,22 +277,22 @@ class RemoteProxy(Object):
             for subscription in tuple(self._subscribed.get(stl_name, ())):
                 subscription._run(args, created)
 
-    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Subscription:
-        return self._changes.add(key, Subscription(self._ctx, callback, self._changes.remove))
+    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Connection:
+        return self._changes.add(key, Connection(self._ctx, callback, self._changes.remove))
 
     def _connect_event(
         self, meta: EventMeta, callback: Callable[..., None], with_info: bool
-    ) -> Subscription:
+    ) -> Connection:
         subscriptions = self._subscribed.setdefault(meta.stl_name, [])
         if not subscriptions:
             self._endpoint.subscribe_event(self, meta)
 
-        def close(subscription: Subscription) -> None:
+        def close(subscription: Connection) -> None:
             subscriptions.remove(subscription)
             if not subscriptions:
                 self._endpoint.unsubscribe_event(self, meta)
 
-        subscription = Subscription(self._ctx, callback, close, with_info)
+        subscription = Connection(self._ctx, callback, close, with_info)
         subscriptions.append(subscription)
         return subscription
 

@@ -149,6 +149,15 @@ def _keys_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
     return [f.alias or n for n, f in current.model_fields.items()]
 
 
+def validation_messages(exc: ValidationError, model: type[BaseModel]) -> list[tuple[KeyPath, str]]:
+    """A component's own model's errors as (key path, message), in the configuration's words."""
+    found = []
+    for err in exc.errors():
+        loc: KeyPath = tuple(err["loc"])
+        found.append((loc, _Validator._message(err, loc, model, {})))
+    return found
+
+
 class _Validator:
     def __init__(self, tree: PMap, source: str) -> None:
         self.tree = tree

@@ -316,7 +316,7 @@ class VirtualClock(_rt.Object):
         @property
         def events(self) -> VirtualClockEvents: ...
 
-    def on_time_changed(self, callback: _t.Callable[[_rt.TimeStamp], None]) -> _rt.Subscription:
+    def on_time_changed(self, callback: _t.Callable[[_rt.TimeStamp], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``time`` after each change."""
         return self._on_changed("time", callback)
 

@@ -110,7 +110,7 @@ class Animal(_rt.Object):
         @property
         def events(self) -> AnimalEvents: ...
 
-    def on_hunger_changed(self, callback: _t.Callable[[float], None]) -> _rt.Subscription:
+    def on_hunger_changed(self, callback: _t.Callable[[float], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``hunger`` after each change."""
         return self._on_changed("hunger", callback)
 
@@ -289,7 +289,7 @@ class Cat(Animal):
         @property
         def events(self) -> CatEvents: ...
 
-    def on_name2_changed(self, callback: _t.Callable[[str], None]) -> _rt.Subscription:
+    def on_name2_changed(self, callback: _t.Callable[[str], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``name2`` after each change."""
         return self._on_changed("name2", callback)
 
@@ -297,7 +297,7 @@ class Cat(Animal):
         """Ask the owner to set ``name2``; visible after the owner's commit."""
         return self._setter_call("name2", value)
 
-    def on_mood_changed(self, callback: _t.Callable[[str], None]) -> _rt.Subscription:
+    def on_mood_changed(self, callback: _t.Callable[[str], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``mood`` after each change."""
         return self._on_changed("mood", callback)
 
@@ -498,11 +498,11 @@ class Beacon(_rt.Object):
         @property
         def events(self) -> BeaconEvents: ...
 
-    def on_count_changed(self, callback: _t.Callable[[int], None]) -> _rt.Subscription:
+    def on_count_changed(self, callback: _t.Callable[[int], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``count`` after each change."""
         return self._on_changed("count", callback)
 
-    def on_type_changed(self, callback: _t.Callable[[str], None]) -> _rt.Subscription:
+    def on_type_changed(self, callback: _t.Callable[[str], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``type`` after each change."""
         return self._on_changed("type_", callback)
 

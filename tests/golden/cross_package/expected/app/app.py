@@ -100,11 +100,11 @@ class Sensor(_base__common__common.Device):
         @property
         def events(self) -> SensorEvents: ...
 
-    def on_readings_changed(self, callback: _t.Callable[[Ids], None]) -> _rt.Subscription:
+    def on_readings_changed(self, callback: _t.Callable[[Ids], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``readings`` after each change."""
         return self._on_changed("readings", callback)
 
-    def on_property_changed(self, callback: _t.Callable[[float], None]) -> _rt.Subscription:
+    def on_property_changed(self, callback: _t.Callable[[float], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``property`` after each change."""
         return self._on_changed("property_", callback)
 

@@ -114,7 +114,7 @@ class Device(_rt.Object):
         @property
         def events(self) -> DeviceEvents: ...
 
-    def on_level_changed(self, callback: _t.Callable[[Level], None]) -> _rt.Subscription:
+    def on_level_changed(self, callback: _t.Callable[[Level], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``level`` after each change."""
         return self._on_changed("level", callback)
 

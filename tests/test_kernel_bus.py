@@ -1,0 +1,294 @@
+"""Objects on buses between components of one kernel: discovery, queries, proxies, calls, events
+(runtime.md §3, §4; acceptance O, Q and L of §11, in-process topologies).
+
+Each test runs a real kernel on the wall clock with a probe component (tests/kernel_support.py)
+whose steps run in its cycle and stop the kernel when they are done; every run is bounded by
+``until`` and the tests assert outcomes and orderings, never timings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kernel_support import Probe, make_package, producer, run_kernel, values_of
+from sengen.runtime import CallFailed, LocalProxy, NativeObject, ObjectGone
+from sengen.runtime.runner import RunApi
+
+
+@pytest.fixture(scope="module", autouse=True)
+def package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    yield from make_package(tmp_path_factory.mktemp("kbus"))
+
+
+SENSORS = "build:\n" + producer(
+    "{name: s1, class: kbus.Counting, bus: local.b, serial: 15}\n"
+    "{name: s2, class: kbus.Still, bus: local.b, serial: 7, reading: 5.0}"
+)
+
+
+def test_queries_discover_other_components_objects_as_local_proxies() -> None:
+    seen: dict[str, Any] = {}
+
+    def setup(api: RunApi) -> None:
+        seen["all"] = api.select_all_from("kbus.Sensor", "local.b")
+        seen["named"] = api.select_from("kbus.Sensor", "local.b", 'name = "s2"')
+        seen["static"] = api.select("SELECT kbus.Sensor FROM local.b WHERE serial = 15")
+        seen["none"] = api.select("SELECT kbus.Probe FROM local.b")
+        seen["star"] = api.select("SELECT * FROM local.b")
+
+    def check(api: RunApi) -> bool:
+        if len(seen["all"]) < 2 or len(seen["named"]) < 1 or len(seen["static"]) < 1:
+            return False
+        seen["found"] = {key: sub.objects for key, sub in seen.items() if key != "found"}
+        return True
+
+    _, code = run_kernel(SENSORS, [("probe", Probe([check], setup), 1)])
+    assert code == 0
+    found = seen["found"]
+    assert values_of(found["named"]) == ["s2"]
+    assert values_of(found["static"]) == ["s1"]
+    assert found["none"] == [] and values_of(found["star"]) == ["s1", "s2"]
+    assert all(isinstance(o, LocalProxy) for o in found["all"])
+    # One proxy per (component, object), shared by the component's subscriptions.
+    by_name = {o.name: o for o in found["all"]}
+    assert found["named"][0] is by_name["s2"]
+    assert len(seen["all"]) == 0  # the subscriptions closed when the probe stopped
+
+
+def test_own_objects_arrive_as_the_native_instance_at_commit() -> None:
+    from kbimpls import Still
+
+    mine = Still("mine", serial=1)
+    phases: list[bool] = []
+    found: list[Any] = []
+
+    def setup(api: RunApi) -> None:
+        api.get_source("local.own").add(mine)
+
+        def added(objects: list[Any]) -> None:
+            phases.append(probe.in_update)
+            found.extend(objects)
+
+        api.select("SELECT * FROM local.own", added)
+
+    probe = Probe([lambda api: bool(found)], setup)
+    _, code = run_kernel("", [("probe", probe, 1)])
+    assert code == 0
+    assert found == [mine] and found[0] is mine and isinstance(found[0], NativeObject)
+    assert phases == [False]  # discovery callbacks never run inside update()
+
+
+def test_a_filter_drops_and_readds_an_object_as_its_property_changes() -> None:
+    from kbimpls import Still
+
+    sensor = Still("moving", serial=3)
+    sensor.set_next_reading(5.0)  # pending before registration: the initial value
+    events: list[tuple[str, str, list[str]]] = []
+    subs: dict[str, Any] = {}
+
+    def publish(api: RunApi) -> None:
+        api.get_source("local.f").add(sensor)
+
+    def watch(api: RunApi) -> None:
+        for key, where in (("filtered", "reading < 10"), ("all", None)):
+            query = "SELECT kbus.Sensor FROM local.f" + (f" WHERE {where}" if where else "")
+            subs[key] = api.select(
+                query,
+                lambda objs, k=key: events.append((k, "added", values_of(objs))),
+                lambda objs, k=key: events.append((k, "removed", values_of(objs))),
+            )
+
+    def seen(key: str, kind: str, count: int) -> Any:
+        return lambda api: sum(1 for e in events if e[:2] == (key, kind)) >= count
+
+    def write(value: float) -> Any:
+        def step(api: RunApi) -> bool:
+            sensor.set_next_reading(value)
+            return True
+
+        return step
+
+    owner = Probe(
+        [
+            seen("filtered", "added", 1),
+            write(100.0),
+            seen("filtered", "removed", 1),
+            write(5.0),
+            seen("filtered", "added", 2),
+        ],
+        publish,
+        stop_when_done=False,
+    )
+    # The owner writes; the watcher's probe ends the run once it saw the re-addition.
+    watcher = Probe([seen("filtered", "added", 2)], watch)
+    _, code = run_kernel("", [("owner", owner, 1), ("watcher", watcher, 1)])
+    assert code == 0
+    assert [e for e in events if e[0] == "filtered"] == [
+        ("filtered", "added", ["moving"]),
+        ("filtered", "removed", ["moving"]),
+        ("filtered", "added", ["moving"]),
+    ]
+    assert [e for e in events if e[0] == "all"] == [("all", "added", ["moving"])]
+
+
+def test_on_added_installed_later_reports_the_matches_at_the_next_drain() -> None:
+    reports: list[list[str]] = []
+    holder: dict[str, Any] = {}
+
+    def setup(api: RunApi) -> None:
+        holder["sub"] = api.select("SELECT * FROM local.b")
+
+    def install(api: RunApi) -> bool:
+        if len(holder["sub"]) < 2:
+            return False
+        holder["sub"].on_added(lambda objs: reports.append(values_of(objs)))
+        return True
+
+    _, code = run_kernel(
+        SENSORS, [("probe", Probe([install, lambda api: bool(reports)], setup), 1)]
+    )
+    assert code == 0
+    assert reports == [["s1", "s2"]]
+
+
+def test_calls_through_a_proxy_deliver_results_errors_and_refuse_local_methods() -> None:
+    results: dict[str, Any] = {}
+    holder: dict[str, Any] = {}
+
+    def setup(api: RunApi) -> None:
+        holder["sub"] = api.select_from("kbus.Sensor", "local.b", 'name = "s1"')
+
+    def call(api: RunApi) -> bool:
+        if not len(holder["sub"]):
+            return False
+        proxy = holder["sub"].objects[0]
+        proxy.add(2, 40, on_result=lambda c: results.__setitem__("add", c))
+        proxy.fail("bad input", on_result=lambda c: results.__setitem__("fail", c))
+        proxy.peek(on_result=lambda c: results.__setitem__("peek", c))
+        results["wrong"] = proxy.add("2", 40)
+        with pytest.raises(Exception, match="calling local methods is not permitted"):
+            proxy.twice(3)
+        return True
+
+    def answered(api: RunApi) -> bool:
+        return {"add", "fail", "peek"} <= results.keys() and results["wrong"].done()
+
+    _, code = run_kernel(SENSORS, [("probe", Probe([call, answered], setup), 1)])
+    assert code == 0
+    assert results["add"].result() == 42
+    error = results["fail"].exception()
+    assert isinstance(error, CallFailed) and "bad input" in str(error)
+    assert isinstance(results["peek"].result(), float)
+    wrong = results["wrong"].exception()
+    assert isinstance(wrong, ValueError) and "add.x" in str(wrong)
+
+
+def test_confirmed_events_arrive_once_each_in_order() -> None:
+    counts: list[int] = []
+    holder: dict[str, Any] = {}
+
+    def setup(api: RunApi) -> None:
+        def added(objects: list[Any]) -> None:
+            for obj in objects:
+                if obj.name == "s1":
+                    obj.events.ticked.connect(counts.append)
+
+        holder["sub"] = api.select("SELECT * FROM local.b", added)
+
+    _, code = run_kernel(SENSORS, [("probe", Probe([lambda api: len(counts) >= 10], setup), 1)])
+    assert code == 0
+    assert counts == list(range(counts[0], counts[0] + len(counts)))  # none lost, in order
+
+
+def test_a_writable_property_set_through_a_proxy_is_applied_by_the_owner() -> None:
+    holder: dict[str, Any] = {}
+    observed: list[float] = []
+
+    def setup(api: RunApi) -> None:
+        holder["sub"] = api.select_from("kbus.Sensor", "local.b", 'name = "s2"')
+
+    def write(api: RunApi) -> bool:
+        if not len(holder["sub"]):
+            return False
+        proxy = holder["sub"].objects[0]
+        proxy.on_setpoint_changed(observed.append)
+        holder["call"] = proxy.set_next_setpoint(12.5)
+        assert proxy.setpoint == 0.0  # the proxy's own value never changes at the call
+        with pytest.raises(AttributeError):
+            proxy.set_next_reading(1.0)
+        return True
+
+    _, code = run_kernel(SENSORS, [("probe", Probe([write, lambda api: bool(observed)], setup), 1)])
+    assert code == 0
+    assert observed == [12.5] and holder["call"].exception() is None
+
+
+def test_proxies_are_frozen_during_the_subscribers_cycle() -> None:
+    holder: dict[str, Any] = {}
+    pairs: list[tuple[float, float]] = []
+    fast = "build:\n" + producer("{name: s1, class: kbus.Counting, bus: local.b, serial: 1}", 1000)
+
+    def setup(api: RunApi) -> None:
+        holder["sub"] = api.select("SELECT * FROM local.b")
+
+    def read(api: RunApi) -> bool:
+        for proxy in holder["sub"]:
+            first = proxy.reading
+            for _ in range(2000):  # let the 1 kHz owner commit meanwhile
+                pass
+            pairs.append((first, proxy.reading))
+            assert proxy.a == proxy.b  # one commit's values, never a mix
+        return len(pairs) >= 20
+
+    _, code = run_kernel(fast, [("probe", Probe([read], setup, freq_hz=100), 1)])
+    assert code == 0
+    assert all(a == b for a, b in pairs)
+    assert pairs[-1][0] > pairs[0][0]  # and it did refresh between cycles
+
+
+def test_a_stopping_owner_removes_its_objects_and_fails_calls_to_them() -> None:
+    removed: list[list[str]] = []
+    holder: dict[str, Any] = {}
+    text = "build:\n" + producer(
+        "{name: s1, class: kbus.Counting, bus: local.b, serial: 1}", name="owner", group=2
+    )
+
+    def setup(api: RunApi) -> None:
+        holder["sub"] = api.select(
+            "SELECT * FROM local.b", None, lambda objs: removed.append(values_of(objs))
+        )
+
+    def hold(api: RunApi) -> bool:
+        if not len(holder["sub"]):
+            return False
+        holder["proxy"] = holder["sub"].objects[0]
+        return True
+
+    kernel_holder: dict[str, Any] = {}
+
+    def stop_owner(api: RunApi) -> bool:
+        kernel = kernel_holder["kernel"]
+        kernel.runner("owner").stop.set()
+        return True
+
+    def call_after(api: RunApi) -> bool:
+        if not removed:
+            return False
+        holder["late"] = holder["proxy"].add(1, 2)
+        return True
+
+    probe = Probe([hold, stop_owner, call_after, lambda api: holder["late"].done()], setup)
+    from sengen.runtime import Duration
+    from sengen.runtime.config import load_config_text
+    from sengen.runtime.kernel import Kernel
+
+    kernel = Kernel(load_config_text(text), [("probe", probe, 1)])
+    kernel_holder["kernel"] = kernel
+    code = kernel.run(Duration.parse("10 s"))
+    assert code == 0
+    assert removed == [["s1"]]
+    assert isinstance(holder["late"].exception(), ObjectGone)
+    assert "no longer exists" in str(holder["late"].exception())
