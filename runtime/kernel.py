@@ -46,6 +46,7 @@ SHIPPED: dict[str, str] = {
     "tracer": "sengen.runtime.tracer_component:TracerComponent",
 }
 LATER = ("shell", "transport", "zenoh", "ether")
+START_AND_STOP = Duration(100_000_000)  # how long runMode startAndStop runs (runtime.md §6.6)
 
 
 class PreloadError(ValueError):
@@ -105,7 +106,7 @@ class Kernel:
     def _preload(self, extra: list[tuple[str, Component, int]]) -> None:
         config = self.config
         problems: list[str] = []
-        if config.kernel.run_mode != "realTime":
+        if config.kernel.run_mode not in ("realTime", "startAndStop"):
             problems.append(
                 f"{config.source}: kernel.runMode: runMode '{config.kernel.run_mode}' needs"
                 " virtual time, which this kernel does not run yet"
@@ -206,6 +207,8 @@ class Kernel:
         """Start the groups in ascending order, run until a stop request (or ``until`` of wall
         time after start-up), shut down in reverse order; returns the exit code."""
         started: list[int] = []
+        if self.config.kernel.run_mode == "startAndStop":
+            until = START_AND_STOP
         try:
             if self._start(started):
                 self._wait(until)

@@ -297,7 +297,11 @@ class RunApi:
         if runner.in_loop:
             raise RuntimeError("commit() cannot be called inside exec_loop")
         begin = time.perf_counter_ns()
-        stamp = runner.cycle_time if time_ns is None else int(time_ns)
+        stamp = (
+            runner.cycle_time
+            if time_ns is None
+            else int(time_ns.ns if isinstance(time_ns, TimeStamp) else time_ns)
+        )
         runner.commit(stamp)
         runner.context.time = runner.cycle_time
         self._zone("commit", begin)

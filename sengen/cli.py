@@ -4,17 +4,25 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
+import os
+import signal
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sengen.api import check
 from sengen.builder import build, generate, project_docs, write_artifact, write_docs
 from sengen.diagnostics import Diagnostic, has_errors, render_json, render_text
 from sengen.errors import InputError, UsageError
 from sengen.version import __version__
+
+if TYPE_CHECKING:
+    from sengen.runtime.config import LogConfig
+    from sengen.runtime.kernel import Kernel
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 1
@@ -74,7 +82,21 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--print-config", action="store_true", help="print the merged configuration and exit"
     )
+    run.add_argument(
+        "--start-stop", action="store_true", help="force runMode startAndStop (a smoke test)"
+    )
     run.set_defaults(handler=_run)
+    record = commands.add_parser("record", help="the recorder's tools")
+    record_commands = record.add_subparsers(dest="record_command", required=True)
+    show = record_commands.add_parser("show", help="print a recording as a table")
+    show.add_argument("file", metavar="FILE")
+    show.set_defaults(handler=_record_show)
+    compare = record_commands.add_parser("compare", help="compare two recordings")
+    compare.add_argument("a", metavar="A")
+    compare.add_argument("b", metavar="B")
+    compare.set_defaults(handler=_record_compare)
+    for sub in (show, compare):
+        sub.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 
     for sub in commands.choices.values():
         sub.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
@@ -221,6 +243,8 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     for line in config.warnings:
         sys.stderr.write(f"{line}\n")
+    if args.start_stop:
+        config.kernel.run_mode = "startAndStop"
     if args.print_config:
         sys.stdout.write(config.to_yaml())
         return EXIT_OK
@@ -232,8 +256,74 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if args.check:
         return EXIT_OK
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    return kernel.run(until)
+    _configure_logging(config.kernel.log_config)
+    with _signals(kernel):
+        return kernel.run(until)
+
+
+_LEVELS = {
+    "trace": 5,
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warn": logging.WARNING,
+    "err": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "off": logging.CRITICAL + 10,
+}
+_LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
+
+
+def _configure_logging(log_config: LogConfig) -> None:
+    """The handlers of ``kernel.logConfig`` (runtime.md §10.4): stderr, and a file if given."""
+    root = logging.getLogger()
+    levels = [log_config.level] + ([log_config.file.level] if log_config.file else [])
+    root.setLevel(min(_LEVELS[level or "info"] for level in levels))
+    console = logging.StreamHandler()
+    console.setLevel(_LEVELS[log_config.level])
+    console.setFormatter(logging.Formatter(_LOG_FORMAT))
+    root.addHandler(console)
+    if log_config.file is not None:
+        mode = "w" if log_config.file.truncate else "a"
+        file = logging.FileHandler(log_config.file.path, mode=mode, encoding="utf-8")
+        file.setLevel(_LEVELS[log_config.file.level or log_config.level])
+        file.setFormatter(logging.Formatter("%(asctime)s " + _LOG_FORMAT))
+        root.addHandler(file)
+
+
+@contextlib.contextmanager
+def _signals(kernel: Kernel) -> Iterator[None]:
+    """SIGINT and SIGTERM request an orderly shutdown (exit 130 / 143); a second one during the
+    shutdown exits at once, after naming the components still stopping (runtime.md §10.3)."""
+    codes = {signal.SIGINT: 130, signal.SIGTERM: 143}
+    received: list[int] = []
+
+    def handle(number: int, _frame: object) -> None:
+        received.append(number)
+        if len(received) > 1:
+            still = ", ".join(r.name for r in kernel.runners if r.thread and r.thread.is_alive())
+            sys.stderr.write(f"sengen: interrupted again; still stopping: {still or 'none'}\n")
+            sys.stderr.flush()
+            os._exit(codes.get(signal.Signals(number), 130))
+        kernel.request_stop(codes.get(signal.Signals(number), 130))
+
+    previous = {number: signal.signal(number, handle) for number in codes}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _record_show(args: argparse.Namespace) -> int:
+    from sengen.recording import show
+
+    return show(args.file, sys.stdout, sys.stderr)
+
+
+def _record_compare(args: argparse.Namespace) -> int:
+    from sengen.recording import compare
+
+    return compare(args.a, args.b, sys.stdout, sys.stderr)
 
 
 def _import_path(config: Path) -> None:
