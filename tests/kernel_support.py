@@ -8,9 +8,11 @@ the kernel once every step is done. Every run is bounded by the ``until`` the te
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from sengen.runtime import Duration
@@ -60,7 +62,7 @@ class Probe : extends Sensor
 IMPLEMENTATIONS = """\
 from typing import Any
 
-from kbgen.kbus import SensorBase
+from {root}.kbus import SensorBase
 
 
 class Counting(SensorBase):
@@ -96,18 +98,20 @@ class Still(Counting):
 Step = Callable[[RunApi], bool]
 
 
-def make_package(folder: Path) -> Iterator[Path]:
-    """Generate ``kbus`` into ``folder/kbgen`` with ``kbimpls.py`` beside it, on sys.path."""
+def make_package(folder: Path, root: str) -> Iterator[ModuleType]:
+    """Generate ``kbus`` into ``folder/<root>`` with ``<root>_impls.py`` beside it, on sys.path;
+    yields the implementation module. Each test module uses its own ``root``: one registry scope
+    per generated tree, so the trees never clash."""
     (folder / "stl" / "kbus").mkdir(parents=True)
     (folder / "stl" / "kbus" / "kbus.stl").write_text(STL)
-    assert sengen.generate([folder / "stl"], output=folder / "kbgen").ok
-    (folder / "kbimpls.py").write_text(IMPLEMENTATIONS)
+    assert sengen.generate([folder / "stl"], output=folder / root).ok
+    (folder / f"{root}_impls.py").write_text(IMPLEMENTATIONS.replace("{root}", root))
     sys.path.insert(0, str(folder))
     try:
-        yield folder
+        yield importlib.import_module(f"{root}_impls")
     finally:
         sys.path.remove(str(folder))
-        for name in [n for n in sys.modules if n == "kbimpls" or n.startswith("kbgen")]:
+        for name in [n for n in sys.modules if n == f"{root}_impls" or n.startswith(root)]:
             del sys.modules[name]
 
 
@@ -158,13 +162,16 @@ def run_kernel(
     return kernel, code
 
 
-def producer(objects: str, freq_hz: float = 100, name: str = "producer", group: int = 1) -> str:
-    """A ``build:`` entry of ``Counting``/``Still`` sensors on ``local.b``."""
+def producer(
+    impls: ModuleType, objects: str, freq_hz: float = 100, name: str = "producer", group: int = 1
+) -> str:
+    """A ``build:`` entry of ``Counting``/``Still`` sensors (from ``impls``) on ``local.b``."""
+    root = impls.__name__.removesuffix("_impls")
     return (
         f"  - name: {name}\n"
         f"    group: {group}\n"
         f"    freqHz: {freq_hz}\n"
-        "    imports: [kbgen.kbus, kbimpls]\n"
+        f"    imports: [{root}.kbus, {impls.__name__}]\n"
         "    objects:\n" + "".join(f"      - {line}\n" for line in objects.splitlines())
     )
 

@@ -9,7 +9,7 @@ whose steps run in its cycle and stop the kernel when they are done; every run i
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -18,18 +18,20 @@ from sengen.runtime import CallFailed, LocalProxy, NativeObject, ObjectGone
 from sengen.runtime.runner import RunApi
 
 
-@pytest.fixture(scope="module", autouse=True)
-def package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    yield from make_package(tmp_path_factory.mktemp("kbus"))
+@pytest.fixture(scope="module")
+def impls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    yield from make_package(tmp_path_factory.mktemp("kbus"), "kb_bus")
 
 
-SENSORS = "build:\n" + producer(
-    "{name: s1, class: kbus.Counting, bus: local.b, serial: 15}\n"
-    "{name: s2, class: kbus.Still, bus: local.b, serial: 7, reading: 5.0}"
-)
+def sensors(impls: ModuleType) -> str:
+    return "build:\n" + producer(
+        impls,
+        "{name: s1, class: kbus.Counting, bus: local.b, serial: 15}\n"
+        "{name: s2, class: kbus.Still, bus: local.b, serial: 7, reading: 5.0}",
+    )
 
 
-def test_queries_discover_other_components_objects_as_local_proxies() -> None:
+def test_queries_discover_other_components_objects_as_local_proxies(impls: ModuleType) -> None:
     seen: dict[str, Any] = {}
 
     def setup(api: RunApi) -> None:
@@ -45,7 +47,7 @@ def test_queries_discover_other_components_objects_as_local_proxies() -> None:
         seen["found"] = {key: sub.objects for key, sub in seen.items() if key != "found"}
         return True
 
-    _, code = run_kernel(SENSORS, [("probe", Probe([check], setup), 1)])
+    _, code = run_kernel(sensors(impls), [("probe", Probe([check], setup), 1)])
     assert code == 0
     found = seen["found"]
     assert values_of(found["named"]) == ["s2"]
@@ -58,9 +60,8 @@ def test_queries_discover_other_components_objects_as_local_proxies() -> None:
     assert len(seen["all"]) == 0  # the subscriptions closed when the probe stopped
 
 
-def test_own_objects_arrive_as_the_native_instance_at_commit() -> None:
-    from kbimpls import Still
-
+def test_own_objects_arrive_as_the_native_instance_at_commit(impls: ModuleType) -> None:
+    Still = impls.Still
     mine = Still("mine", serial=1)
     phases: list[bool] = []
     found: list[Any] = []
@@ -81,9 +82,8 @@ def test_own_objects_arrive_as_the_native_instance_at_commit() -> None:
     assert phases == [False]  # discovery callbacks never run inside update()
 
 
-def test_a_filter_drops_and_readds_an_object_as_its_property_changes() -> None:
-    from kbimpls import Still
-
+def test_a_filter_drops_and_readds_an_object_as_its_property_changes(impls: ModuleType) -> None:
+    Still = impls.Still
     sensor = Still("moving", serial=3)
     sensor.set_next_reading(5.0)  # pending before registration: the initial value
     events: list[tuple[str, str, list[str]]] = []
@@ -134,7 +134,7 @@ def test_a_filter_drops_and_readds_an_object_as_its_property_changes() -> None:
     assert [e for e in events if e[0] == "all"] == [("all", "added", ["moving"])]
 
 
-def test_on_added_installed_later_reports_the_matches_at_the_next_drain() -> None:
+def test_on_added_installed_later_reports_the_matches_at_the_next_drain(impls: ModuleType) -> None:
     reports: list[list[str]] = []
     holder: dict[str, Any] = {}
 
@@ -148,13 +148,15 @@ def test_on_added_installed_later_reports_the_matches_at_the_next_drain() -> Non
         return True
 
     _, code = run_kernel(
-        SENSORS, [("probe", Probe([install, lambda api: bool(reports)], setup), 1)]
+        sensors(impls), [("probe", Probe([install, lambda api: bool(reports)], setup), 1)]
     )
     assert code == 0
     assert reports == [["s1", "s2"]]
 
 
-def test_calls_through_a_proxy_deliver_results_errors_and_refuse_local_methods() -> None:
+def test_calls_through_a_proxy_deliver_results_errors_and_refuse_local_methods(
+    impls: ModuleType,
+) -> None:
     results: dict[str, Any] = {}
     holder: dict[str, Any] = {}
 
@@ -176,7 +178,7 @@ def test_calls_through_a_proxy_deliver_results_errors_and_refuse_local_methods()
     def answered(api: RunApi) -> bool:
         return {"add", "fail", "peek"} <= results.keys() and results["wrong"].done()
 
-    _, code = run_kernel(SENSORS, [("probe", Probe([call, answered], setup), 1)])
+    _, code = run_kernel(sensors(impls), [("probe", Probe([call, answered], setup), 1)])
     assert code == 0
     assert results["add"].result() == 42
     error = results["fail"].exception()
@@ -186,7 +188,7 @@ def test_calls_through_a_proxy_deliver_results_errors_and_refuse_local_methods()
     assert isinstance(wrong, ValueError) and "add.x" in str(wrong)
 
 
-def test_confirmed_events_arrive_once_each_in_order() -> None:
+def test_confirmed_events_arrive_once_each_in_order(impls: ModuleType) -> None:
     counts: list[int] = []
     holder: dict[str, Any] = {}
 
@@ -198,12 +200,14 @@ def test_confirmed_events_arrive_once_each_in_order() -> None:
 
         holder["sub"] = api.select("SELECT * FROM local.b", added)
 
-    _, code = run_kernel(SENSORS, [("probe", Probe([lambda api: len(counts) >= 10], setup), 1)])
+    _, code = run_kernel(
+        sensors(impls), [("probe", Probe([lambda api: len(counts) >= 10], setup), 1)]
+    )
     assert code == 0
     assert counts == list(range(counts[0], counts[0] + len(counts)))  # none lost, in order
 
 
-def test_a_writable_property_set_through_a_proxy_is_applied_by_the_owner() -> None:
+def test_a_writable_property_set_through_a_proxy_is_applied_by_the_owner(impls: ModuleType) -> None:
     holder: dict[str, Any] = {}
     observed: list[float] = []
 
@@ -221,15 +225,19 @@ def test_a_writable_property_set_through_a_proxy_is_applied_by_the_owner() -> No
             proxy.set_next_reading(1.0)
         return True
 
-    _, code = run_kernel(SENSORS, [("probe", Probe([write, lambda api: bool(observed)], setup), 1)])
+    _, code = run_kernel(
+        sensors(impls), [("probe", Probe([write, lambda api: bool(observed)], setup), 1)]
+    )
     assert code == 0
     assert observed == [12.5] and holder["call"].exception() is None
 
 
-def test_proxies_are_frozen_during_the_subscribers_cycle() -> None:
+def test_proxies_are_frozen_during_the_subscribers_cycle(impls: ModuleType) -> None:
     holder: dict[str, Any] = {}
     pairs: list[tuple[float, float]] = []
-    fast = "build:\n" + producer("{name: s1, class: kbus.Counting, bus: local.b, serial: 1}", 1000)
+    fast = "build:\n" + producer(
+        impls, "{name: s1, class: kbus.Counting, bus: local.b, serial: 1}", 1000
+    )
 
     def setup(api: RunApi) -> None:
         holder["sub"] = api.select("SELECT * FROM local.b")
@@ -249,11 +257,11 @@ def test_proxies_are_frozen_during_the_subscribers_cycle() -> None:
     assert pairs[-1][0] > pairs[0][0]  # and it did refresh between cycles
 
 
-def test_a_stopping_owner_removes_its_objects_and_fails_calls_to_them() -> None:
+def test_a_stopping_owner_removes_its_objects_and_fails_calls_to_them(impls: ModuleType) -> None:
     removed: list[list[str]] = []
     holder: dict[str, Any] = {}
     text = "build:\n" + producer(
-        "{name: s1, class: kbus.Counting, bus: local.b, serial: 1}", name="owner", group=2
+        impls, "{name: s1, class: kbus.Counting, bus: local.b, serial: 1}", name="owner", group=2
     )
 
     def setup(api: RunApi) -> None:

@@ -6,6 +6,7 @@ Runs are bounded by ``until``; probes stop the kernel as soon as what they wait 
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import subprocess
@@ -13,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -27,9 +29,9 @@ from sengen.runtime.sen.kernel.monitoring import ComponentMonitoringInfo
 from sengen.recording import read_recording
 
 
-@pytest.fixture(scope="module", autouse=True)
-def package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    yield from make_package(tmp_path_factory.mktemp("kbus"))
+@pytest.fixture(scope="module")
+def impls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    yield from make_package(tmp_path_factory.mktemp("kbus"), "kb_life")
 
 
 class Recorded(Component):
@@ -62,7 +64,7 @@ class Recorded(Component):
         self.log.append((self.name, "unload"))
 
 
-def test_groups_start_in_layers_ascending_and_stop_highest_first() -> None:
+def test_groups_start_in_layers_ascending_and_stop_highest_first(impls: ModuleType) -> None:
     log: list[tuple[str, str]] = []
     parts = [
         ("a", Recorded(log, "a"), 1),
@@ -83,7 +85,7 @@ def test_groups_start_in_layers_ascending_and_stop_highest_first() -> None:
     assert log[-2:] in ([("a", "unload"), ("c", "unload")], [("c", "unload"), ("a", "unload")])
 
 
-def test_init_retry_is_called_again_no_sooner_than_its_wait_hint() -> None:
+def test_init_retry_is_called_again_no_sooner_than_its_wait_hint(impls: ModuleType) -> None:
     log: list[tuple[str, str]] = []
     times: list[float] = []
 
@@ -99,6 +101,7 @@ def test_init_retry_is_called_again_no_sooner_than_its_wait_hint() -> None:
 
 
 def test_an_exception_in_load_stops_what_started_and_exits_1(
+    impls: ModuleType,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     log: list[tuple[str, str]] = []
@@ -121,6 +124,7 @@ def test_an_exception_in_load_stops_what_started_and_exits_1(
 
 
 def test_a_component_ignoring_stop_is_named_and_the_exit_code_is_3(
+    impls: ModuleType,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     release: list[bool] = []
@@ -143,13 +147,13 @@ def test_a_component_ignoring_stop_is_named_and_the_exit_code_is_3(
     kernel.runner("stubborn").thread.join(5)  # type: ignore[union-attr]
 
 
-def test_request_kernel_stop_sets_the_exit_code() -> None:
+def test_request_kernel_stop_sets_the_exit_code(impls: ModuleType) -> None:
     probe = Probe([lambda api: api.request_kernel_stop(7) or True], stop_when_done=False)
     _, code = run_kernel("", [("probe", probe, 1)])
     assert code == 7
 
 
-def test_kernel_api_shutdown_through_a_proxy_stops_with_code_0() -> None:
+def test_kernel_api_shutdown_through_a_proxy_stops_with_code_0(impls: ModuleType) -> None:
     holder: dict[str, Any] = {}
 
     def setup(api: RunApi) -> None:
@@ -166,7 +170,7 @@ def test_kernel_api_shutdown_through_a_proxy_stops_with_code_0() -> None:
     assert code == 0 and time.monotonic() - begin < 10
 
 
-def test_monitoring_fields_for_looped_self_driven_and_kernel_components() -> None:
+def test_monitoring_fields_for_looped_self_driven_and_kernel_components(impls: ModuleType) -> None:
     infos: dict[str, Any] = {}
 
     class SelfDriven(Component):
@@ -212,9 +216,8 @@ def test_monitoring_fields_for_looped_self_driven_and_kernel_components() -> Non
     assert infos["all"].transport_stats is None
 
 
-def test_a_self_driven_commit_stamps_its_own_time() -> None:
-    from kbimpls import Still
-
+def test_a_self_driven_commit_stamps_its_own_time(impls: ModuleType) -> None:
+    Still = impls.Still
     stamp = TimeStamp(123_456_789)
     seen: dict[str, Any] = {}
 
@@ -248,6 +251,7 @@ def test_a_self_driven_commit_stamps_its_own_time() -> None:
 
 
 def test_install_tracer_only_from_preload_and_the_tracer_component_writes_chrome_json(
+    impls: ModuleType,
     tmp_path: Path,
 ) -> None:
     trace = tmp_path / "trace.json"
@@ -271,7 +275,7 @@ def test_install_tracer_only_from_preload_and_the_tracer_component_writes_chrome
     assert "probe" in tracks and "kernel" in tracks
 
 
-def test_a_load_component_with_a_bad_own_key_is_refused_before_start() -> None:
+def test_a_load_component_with_a_bad_own_key_is_refused_before_start(impls: ModuleType) -> None:
     with pytest.raises(PreloadError) as caught:
         Kernel(load_config_text("load:\n  - {name: tracer, fiel: x.json}\n  - {name: nosuch}\n"))
     assert caught.value.problems[0].startswith("<yaml text>: load[0].fiel: ")
@@ -279,6 +283,7 @@ def test_a_load_component_with_a_bad_own_key_is_refused_before_start() -> None:
 
 
 def test_the_recorder_writes_every_committed_change_and_event_through_shutdown(
+    impls: ModuleType,
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "rec.jsonl"
@@ -289,7 +294,7 @@ def test_the_recorder_writes_every_committed_change_and_event_through_shutdown(
         "    freqHz: 20\n"
         f"    recordings: [{{name: r, file: '{out}', selections: ['SELECT * FROM local.b']}}]\n"
         "build:\n"
-        + producer("{name: s1, class: kbus.Counting, bus: local.b, serial: 4}", 100, group=2)
+        + producer(impls, "{name: s1, class: kbus.Counting, bus: local.b, serial: 4}", 100, group=2)
     )
     kernel = Kernel(load_config_text(text))
     sensor: Any = kernel.components[1].component.objects[0][0]  # type: ignore[attr-defined]
@@ -328,7 +333,9 @@ def _spin_cpu(ns: int) -> None:
 
 
 @pytest.mark.parametrize("how", ["spin", "sleep"])
-def test_on_the_wall_clock_a_long_cycle_loses_frames_and_only_cpu_is_an_overrun(how: str) -> None:
+def test_on_the_wall_clock_a_long_cycle_loses_frames_and_only_cpu_is_an_overrun(
+    impls: ModuleType, how: str
+) -> None:
     period = 20_000_000
     infos: list[ComponentMonitoringInfo] = []
     cycles = {"n": 0}
@@ -357,7 +364,7 @@ def test_on_the_wall_clock_a_long_cycle_loses_frames_and_only_cpu_is_an_overrun(
         assert info.overrun_count == 0  # waiting costs no CPU: missed frames, no overrun
 
 
-def test_times_at_30_hz_differ_by_positive_whole_periods() -> None:
+def test_times_at_30_hz_differ_by_positive_whole_periods(impls: ModuleType) -> None:
     times: list[int] = []
 
     def collect(api: RunApi) -> bool:
@@ -368,6 +375,6 @@ def test_times_at_30_hz_differ_by_positive_whole_periods() -> None:
 
     _, code = run_kernel("", [("probe", Probe([collect], freq_hz=30), 1)])
     assert code == 0
-    steps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    steps = [b - a for a, b in itertools.pairwise(times)]
     assert all(step > 0 and step % 33_333_333 == 0 for step in steps)
     assert any(step > 33_333_333 for step in steps)  # the skipped cycles show as whole periods

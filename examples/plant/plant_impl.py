@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import Any
 
 from gen.plant import ControllerBase, Pump, PumpBase, Tank, TankBase
-
 from sengen.runtime.runner import RunApi
 
 BUS = "local.plant"
@@ -173,8 +172,8 @@ class LevelController(ControllerBase):
 
     def unregistered(self, api: Any) -> None:
         api.logger.info(
-            "controller %s summary: %d cycle(s), %d crossing(s), max level %.3f m, threshold %.3f m,"
-            " %d pump command(s)",
+            "controller %s summary: %d cycle(s), %d crossing(s), max level %.3f m,"
+            " threshold %.3f m, %d pump command(s)",
             self.name,
             self._cycles,
             self.get_next_crossings(),
