@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import statistics
 import sys
 import tempfile
@@ -178,6 +179,32 @@ class Window:
         )
 
 
+class Warnings(logging.Handler):
+    """Counts the real-time loop's WARNING lines (logger ``sengen.kernel``) instead of printing
+    them in the middle of the table; each benchmark reports its own."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: dict[str, int] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        self.lines[text] = self.lines.get(text, 0) + 1
+
+    def take(self) -> str:
+        lines, self.lines = self.lines, {}
+        return ", ".join(f"{n} x '{text}'" for text, n in sorted(lines.items())) or "none"
+
+
+WARNINGS = Warnings()
+
+
+def capture_warnings() -> None:
+    log = logging.getLogger("sengen.kernel")
+    log.addHandler(WARNINGS)
+    log.propagate = False
+
+
 # --------------------------------------------------------------------------------------------
 # the floor of 1 and 2: a bare thread at 100 Hz on absolute deadlines
 
@@ -304,6 +331,8 @@ class Change:
     consumer_ns: float  # consumer thread CPU per change observed
     observed: int  # changes the consumer's callbacks saw in its window
     made: int  # changes the producer made in its window
+    consumer_cycles: int = 0  # cycles of the consumer's window
+    lost: str = ""  # cycles lost per component over the whole run
 
     @property
     def total_ns(self) -> float:
@@ -351,14 +380,26 @@ def bench_change(classes: Classes, objects: int, cycles: int, period: int) -> Ch
     made = [classes.one(f"p{i}") for i in range(objects)]
     producer = Measured(period, made, "local.change", produce)
     consumer = Measured(period, [], "local.none", consume, subscribe)
-    run_kernel([("producer", producer, 1), ("consumer", consumer, 1)], 3 * cycles * period / 1e9)
+    kernel = run_kernel(
+        [("producer", producer, 1), ("consumer", consumer, 1)], 3 * cycles * period / 1e9
+    )
     if len(consumer_ends) < 2 or len(producer_ends) < 2:
         raise SystemExit("bench: the change benchmark did not complete its windows")
     p = producer_ends[1].since(producer_ends[0])
     c = consumer_ends[1].since(consumer_ends[0])
     observed = counts[1] - counts[0]
+    lost = []
+    for runner in kernel.components:
+        info = runner.monitoring()
+        missed, overslept = info.missed_frame_count, info.overslept_count
+        lost.append(f"{runner.name} {missed} missed + {overslept} overslept")
     return Change(
-        p.thread / (objects * p.cycles), c.thread / observed, observed, objects * p.cycles
+        p.thread / (objects * p.cycles),
+        c.thread / observed,
+        observed,
+        objects * p.cycles,
+        c.cycles,
+        ", ".join(lost),
     )
 
 
@@ -509,6 +550,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"sengen kernel benchmarks ({'quick' if args.quick else 'full'}), Python {sys.version}")
     with tempfile.TemporaryDirectory(prefix="sengen-bench-kernel-") as tmp:
         module = generate_fixture(Path(tmp))
+        capture_warnings()
         classes = make_classes(module)
 
         sleeping = floor_loop(idle_cycles, "sleep")
@@ -531,6 +573,7 @@ def main(argv: list[str] | None = None) -> None:
             ratio(idle.thread_share, sleeping.thread_share),
             "",
         )
+        print(f"    warnings (idle and delay runs): {WARNINGS.take()}")
 
         header(f"2. start delay of a 100 Hz component, {len(delays)} cycles")
         for label, q in (("p50", 0.5), ("p99", 0.99)):
@@ -575,7 +618,11 @@ def main(argv: list[str] | None = None) -> None:
                 ratio(change.total_ns, bare.total_ns),
                 f"<= {CHANGE_GOAL:.0f}x floor",
             )
-            print(f"  {'':<40} (made {change.made}, observed {change.observed})")
+            print(
+                f"    producer window: {change.made} changes made; consumer window:"
+                f" {change.observed} observed in {change.consumer_cycles} cycles"
+            )
+            print(f"    lost over the run: {change.lost}; warnings: {WARNINGS.take()}")
 
         load = bench_load(classes, 10, 100, load_cycles)
         header("4. sustained load, 10 components x 100 objects x 10 properties at 30 Hz")
@@ -589,6 +636,7 @@ def main(argv: list[str] | None = None) -> None:
         row("  lost over the whole run, start-up incl.", f"{load.lost_total}", "", "", "")
         row("overruns in the window", f"{load.overruns}", "", "", "")
         row(f"process CPU, % of one core ({load.wall:.1f} s)", pct(load.cpu_share), "", "", "")
+        print(f"    warnings: {WARNINGS.take()}")
 
 
 if __name__ == "__main__":

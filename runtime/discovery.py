@@ -401,6 +401,7 @@ class Publisher:
             for subscription in logs.get(obj, ()):
                 values = {p.meta.stl_name: p.get(obj) for p in props}
                 record: LogRecord = ("set", time, obj, "", values)
+                assert subscription.log is not None
                 subscription._discovery.context.post(subscription.log, record)
             names = {p.meta.stl_name for p in props}
             for interest in self._matches:

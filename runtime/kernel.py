@@ -17,9 +17,10 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 from sengen.runtime.buses import BusSpace
@@ -34,6 +35,9 @@ from sengen.runtime.objects import ConfigError, NativeObject
 from sengen.runtime.resolve import ClassLookupError, import_packages, resolve_class
 from sengen.runtime.runner import EXIT_COMPONENT_FAILED, RunApi, Runner
 from sengen.runtime.tracing import Tracers
+
+if TYPE_CHECKING:
+    from sengen.runtime.sen.kernel.monitoring import KernelMonitoringInfo
 
 _log = logging.getLogger("sengen.kernel")
 
@@ -78,7 +82,7 @@ class Kernel:
     def __init__(
         self,
         config: Config,
-        components: list[tuple[str, Component, int]] | None = None,
+        components: Sequence[tuple[str, Component, int]] = (),
     ) -> None:
         """``components`` are added programmatically as (name, component, group)."""
         self.config = config
@@ -91,7 +95,7 @@ class Kernel:
         self._code: int | None = None
         self._lock = threading.Lock()
         self.runners: list[Runner] = []
-        self._preload(components or [])
+        self._preload(components)
 
     @property
     def components(self) -> list[Runner]:
@@ -103,7 +107,7 @@ class Kernel:
 
     # -- preload ---------------------------------------------------------------------------------
 
-    def _preload(self, extra: list[tuple[str, Component, int]]) -> None:
+    def _preload(self, extra: Sequence[tuple[str, Component, int]]) -> None:
         config = self.config
         problems: list[str] = []
         if config.kernel.run_mode not in ("realTime", "startAndStop"):
@@ -343,7 +347,7 @@ class Kernel:
     def objects(self, bus: str) -> list[NativeObject]:
         return self.space.objects(bus)
 
-    def monitoring(self) -> object:
+    def monitoring(self) -> KernelMonitoringInfo:
         from sengen.runtime.sen.kernel.basic_types import RunMode
         from sengen.runtime.sen.kernel.monitoring import KernelMonitoringInfo
 

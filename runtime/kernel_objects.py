@@ -30,6 +30,7 @@ class KernelApiObject(KernelApiBase):
     """``sen.kernel.KernelApi`` as the kernel publishes it."""
 
     __slots__ = ("_kernel",)
+    _kernel: Kernel
 
     def __init__(self, name: str, kernel: Kernel) -> None:
         from sengen.version import __version__

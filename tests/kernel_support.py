@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -154,7 +154,7 @@ class Probe(Component):
 
 def run_kernel(
     yaml_text: str,
-    components: list[tuple[str, Component, int]],
+    components: Sequence[tuple[str, Component, int]],
     until: str = "10 s",
 ) -> tuple[Kernel, int]:
     kernel = Kernel(load_config_text(yaml_text), components)

@@ -84,9 +84,9 @@ TWO_RATES = config("""\
 
 def test_components_cycle_at_their_own_rates_and_stop_cleanly(project: Path) -> None:
     kernel = Kernel(load_config_text(TWO_RATES))
-    fast: Any = kernel.components[0].component.objects[0][0]
-    slow: Any = kernel.components[1].component.objects[0][0]
-    plain: Any = kernel.components[1].component.objects[1][0]
+    fast: Any = kernel.components[0].component.objects[0][0]  # type: ignore[attr-defined]
+    slow: Any = kernel.components[1].component.objects[0][0]  # type: ignore[attr-defined]
+    plain: Any = kernel.components[1].component.objects[1][0]  # type: ignore[attr-defined]
     assert kernel.run(Duration.parse("600 ms")) == 0
     assert fast.count > slow.count > 0
     assert plain.count == 0 and plain.step == 3  # the STL class itself: no code, no change

@@ -8,7 +8,7 @@ whose steps run in its cycle and stop the kernel when they are done; every run i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
@@ -95,11 +95,10 @@ def test_a_filter_drops_and_readds_an_object_as_its_property_changes(impls: Modu
     def watch(api: RunApi) -> None:
         for key, where in (("filtered", "reading < 10"), ("all", None)):
             query = "SELECT kbus.Sensor FROM local.f" + (f" WHERE {where}" if where else "")
-            subs[key] = api.select(
-                query,
-                lambda objs, k=key: events.append((k, "added", values_of(objs))),
-                lambda objs, k=key: events.append((k, "removed", values_of(objs))),
-            )
+            subs[key] = api.select(query, note(key, "added"), note(key, "removed"))
+
+    def note(key: str, kind: str) -> Callable[[list[Any]], None]:
+        return lambda objs: events.append((key, kind, values_of(objs)))
 
     def seen(key: str, kind: str, count: int) -> Any:
         return lambda api: sum(1 for e in events if e[:2] == (key, kind)) >= count

@@ -148,7 +148,11 @@ def test_a_component_ignoring_stop_is_named_and_the_exit_code_is_3(
 
 
 def test_request_kernel_stop_sets_the_exit_code(impls: ModuleType) -> None:
-    probe = Probe([lambda api: api.request_kernel_stop(7) or True], stop_when_done=False)
+    def stop(api: RunApi) -> bool:
+        api.request_kernel_stop(7)
+        return True
+
+    probe = Probe([stop], stop_when_done=False)
     _, code = run_kernel("", [("probe", probe, 1)])
     assert code == 7
 
