@@ -8,6 +8,7 @@ from sengen.runtime.checks import checks, set_checks
 from sengen.runtime.context import Context
 from sengen.runtime.duration import Duration, TimeStamp, TimeValueError
 from sengen.runtime.errors import (
+    CallDropped,
     CallError,
     CallFailed,
     CallTimeout,
@@ -82,6 +83,7 @@ __all__ = [
     "ArgMeta",
     "ArrayMeta",
     "Call",
+    "CallDropped",
     "CallError",
     "CallFailed",
     "CallTimeout",

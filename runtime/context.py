@@ -8,7 +8,9 @@ append to the work queue; everything else happens on the context's own thread.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,6 +23,13 @@ if TYPE_CHECKING:
     from sengen.runtime.objects import NativeObject, Prop, Refreshable
 
 _current = threading.local()
+
+_log = logging.getLogger("sengen.kernel")
+
+
+def _nothing() -> None:
+    pass
+
 
 # The kinds of work, executed in this order in every drain (runtime.md §5.1, step 6).
 CHANGES, CALLS, RESULTS, EVENTS = range(4)
@@ -46,6 +55,14 @@ class Context:
         self.track_changes = False
         self.wakeup: threading.Event | None = None  # set by work-driven components
         self.changed: list[tuple[NativeObject, list[Prop]]] = []
+        # The bound of runtime.md §1.8 (0: unbounded). Droppable items are tracked by the
+        # identity of their queue entry, with what to do when one is dropped.
+        self.limit = 0
+        self.drop_oldest = False
+        self._droppable: dict[int, Callable[[], None] | None] = {}
+        self._bound_lock = threading.Lock()
+        self._drops = 0
+        self._warned_at = -1.0
 
     @staticmethod
     def current() -> Context | None:
@@ -82,6 +99,60 @@ class Context:
             if self.wakeup is not None:
                 self.wakeup.set()
 
+    def bound(self, max_size: int, policy: str) -> None:
+        """Bound the work queue to ``max_size`` items (0: unbounded) with eviction ``policy``."""
+        self.limit = max_size
+        self.drop_oldest = policy == "dropOldest"
+
+    def push(
+        self,
+        kind: int,
+        function: Callable[..., Any],
+        args: tuple[Any, ...],
+        droppable: bool,
+        on_drop: Callable[[], None] | None = None,
+    ) -> None:
+        """Queue work of ``kind``, subject to the bound: a droppable (best-effort) item may be
+        discarded when the queue is full, the others are queued past the bound."""
+        if not self.running:
+            return
+        entry = (function, args)
+        if self.limit and droppable:
+            with self._bound_lock:
+                if self.pending() >= self.limit:
+                    victim = self._oldest_droppable() if self.drop_oldest else None
+                    if victim is None:  # dropNewest, or nothing older may go
+                        self._dropped(on_drop)
+                        return
+                    self._dropped(victim)
+                self._droppable[id(entry)] = on_drop
+                self._queues[kind].append(entry)
+        else:
+            self._queues[kind].append(entry)
+        if self.wakeup is not None:
+            self.wakeup.set()
+
+    def _oldest_droppable(self) -> Callable[[], None] | None:
+        """Remove the oldest droppable entry; returns its drop action (a no-op if it has
+        none), or None when every queued item must be kept."""
+        for queue in self._queues:
+            for entry in queue:
+                if id(entry) in self._droppable:
+                    queue.remove(entry)
+                    action = self._droppable.pop(id(entry))
+                    return action if action is not None else _nothing
+        return None
+
+    def _dropped(self, action: Callable[[], None] | None) -> None:
+        self._drops += 1
+        if action is not None:
+            action()
+        now = time.monotonic()
+        if now - self._warned_at >= 1.0:
+            _log.warning("%s work queue overflow (%d items dropped)", self.name, self._drops)
+            self._warned_at = now
+            self._drops = 0
+
     def wake(self) -> None:
         """Wake a work-driven component's wait (new work, or a stop request)."""
         if self.wakeup is not None:
@@ -107,10 +178,15 @@ class Context:
         """Run the queue as a snapshot, kind by kind: work that arrives meanwhile waits for the
         next drain."""
         counts = [len(queue) for queue in self._queues]
+        bounded = self._droppable
         for queue, count in zip(self._queues, counts, strict=True):
             for _ in range(count):
-                function, args = queue.popleft()
-                function(*args)
+                if not queue:  # an eviction shrank it meanwhile
+                    break
+                entry = queue.popleft()
+                if bounded:
+                    bounded.pop(id(entry), None)
+                entry[0](*entry[1])
 
     def _expire(self) -> None:
         keep: list[Call[Any]] = []

@@ -24,6 +24,10 @@ class ObjectGone(CallError):
     """The target object was removed before, or while, the call reached it."""
 
 
+class CallDropped(CallError):
+    """A best-effort call found the callee's bounded work queue full (runtime.md §1.8)."""
+
+
 class CallTimeout(CallError):
     """The ``timeout=`` of a call expired before its result arrived."""
 

@@ -46,7 +46,7 @@ class EventInfo:
 class Connection:
     """A callback registration. ``close()`` is idempotent; also a context manager."""
 
-    __slots__ = ("_on_close", "callback", "closed", "context", "with_info")
+    __slots__ = ("_on_close", "callback", "closed", "context", "droppable", "with_info")
 
     def __init__(
         self,
@@ -60,6 +60,7 @@ class Connection:
         self.with_info = with_info
         self.closed = False
         self._on_close = on_close
+        self.droppable = False  # best-effort deliveries may go when a bounded queue is full
 
     def close(self) -> None:
         if not self.closed:
@@ -80,6 +81,9 @@ class Connection:
         context = self.context
         if context is None:
             self._run(args, created)
+        elif context.limit:
+            kind = CHANGES if created is None else EVENTS
+            context.push(kind, self._run, (args, created), self.droppable)
         elif context.running:  # Context.post, inlined: this runs once per delivery
             context._queues[CHANGES if created is None else EVENTS].append(
                 (self._run, (args, created))

@@ -27,7 +27,7 @@ from sengen.runtime.buses import BusSpace
 from sengen.runtime.component import Component, Retry
 from sengen.runtime.config import Config
 from sengen.runtime.config.loader import validation_messages
-from sengen.runtime.config.models import BuildEntry, LoadEntry
+from sengen.runtime.config.models import BuildEntry, LoadEntry, QueueConfig
 from sengen.runtime.config.tree import format_path
 from sengen.runtime.duration import Duration
 from sengen.runtime.kernel_objects import KernelComponent
@@ -115,17 +115,19 @@ class Kernel:
                 f"{config.source}: kernel.runMode: runMode '{config.kernel.run_mode}' needs"
                 " virtual time, which this kernel does not run yet"
             )
-        found: list[tuple[str, Component, int, dict[str, object]]] = []
+        found: list[tuple[str, Component, int, dict[str, object], QueueConfig | None]] = []
         for index, entry in enumerate(config.load):
             component = self._loaded(index, entry, problems)
             if component is not None:
-                found.append((entry.name, component, entry.group, entry.component_config()))
+                config_of = entry.component_config()
+                found.append((entry.name, component, entry.group, config_of, entry.in_queue))
         for name, component, group in extra:
-            found.append((name, component, group, {"name": name, "group": group}))
+            found.append((name, component, group, {"name": name, "group": group}, None))
         owners: dict[tuple[str, str], str] = {}  # (bus, name): component, §3.13 at start-up
         for index, build in enumerate(config.build):
             pipeline = self._pipeline(index, build, problems)
-            found.append((build.name, pipeline, build.group, build.component_config()))
+            config_of = build.component_config()
+            found.append((build.name, pipeline, build.group, config_of, build.in_queue))
             for number, (obj, bus) in enumerate(pipeline.objects):
                 if bus is None:
                     continue
@@ -138,9 +140,9 @@ class Kernel:
         if problems:
             raise PreloadError(problems)
         kernel_part = KernelComponent(self)
-        found.append(("kernel", kernel_part, 1, {"name": "kernel", "group": 1}))
-        for index, (name, component, group, settings) in enumerate(found):
-            runner = Runner(self, index, name, group, component, settings)
+        found.append(("kernel", kernel_part, 1, {"name": "kernel", "group": 1}, None))
+        for index, (name, component, group, settings, queue) in enumerate(found):
+            runner = Runner(self, index, name, group, component, settings, queue)
             runner.state = "preloaded"
             self.runners.append(runner)
             self.space.interests.publishers.append(runner.publisher)

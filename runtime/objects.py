@@ -21,9 +21,9 @@ from sengen.runtime import values
 from sengen.runtime.addresses import object_name_problem
 from sengen.runtime.calls import Call, Promise, completed, failure
 from sengen.runtime.checks import checks
-from sengen.runtime.context import Context
+from sengen.runtime.context import CALLS, Context
 from sengen.runtime.duration import Duration
-from sengen.runtime.errors import ConstViolation, ObjectGone
+from sengen.runtime.errors import CallDropped, ConstViolation, ObjectGone
 from sengen.runtime.events import Connection, Events
 from sengen.runtime.meta import Category, ClassMeta, EventMeta, MethodMeta, PropertyMeta
 
@@ -217,6 +217,10 @@ def _check_arguments(cls: ClassMeta, method: MethodMeta, args: tuple[Any, ...]) 
             ) from None
 
 
+def dropped(component: str) -> CallDropped:
+    return CallDropped(f"call dropped: work queue of component '{component}' is full")
+
+
 def gone(address: str) -> ObjectGone:
     return ObjectGone(f"object '{address}' no longer exists")
 
@@ -234,6 +238,14 @@ def route_call(
         owner = target._ctx
         if owner is None or target._removed or not owner.running:
             completed(caller, call, None, gone(target._address))
+        elif owner.limit:
+            owner.push(
+                CALLS,
+                target._execute,
+                (member, args, call, caller),
+                not member.transport.reliable,
+                lambda: completed(caller, call, None, dropped(owner.name)),
+            )
         else:
             owner.post(target._execute, member, args, call, caller)
 
@@ -553,9 +565,9 @@ class NativeObject(Object):
         return subscription
 
     def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Connection:
-        return self._subscribe(
-            self._change_subs, key, Connection(self._ctx, callback, self._unsubscribe_change)
-        )
+        connection = Connection(self._ctx, callback, self._unsubscribe_change)
+        connection.droppable = not self._PROPS[key].meta.transport.reliable
+        return self._subscribe(self._change_subs, key, connection)
 
     def _connect_event(
         self, meta: EventMeta, callback: Callable[..., None], with_info: bool
@@ -571,6 +583,7 @@ class NativeObject(Object):
     ) -> Connection:
         """Subscribe ``context`` to an event: its callbacks run in that context's drains."""
         subscription = Connection(context, callback, self._unsubscribe_event, with_info)
+        subscription.droppable = not meta.transport.reliable
         return self._subscribe(self._event_subs, meta.stl_name, subscription)
 
     def _unsubscribe_change(self, subscription: Connection) -> None:

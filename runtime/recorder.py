@@ -87,7 +87,8 @@ class Recording:
     def _added(self, views: list[Object]) -> None:
         for view in views:
             for meta in view.META.all_events:
-                view._connect_event(meta, self._event_logger(view, meta), True)
+                connection = view._connect_event(meta, self._event_logger(view, meta), True)
+                connection.droppable = False  # a recording misses nothing in-process
 
     def _event_logger(self, view: Object, meta: EventMeta) -> Callable[..., None]:
         def record(info: EventInfo, *args: Any) -> None:

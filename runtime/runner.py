@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from sengen.runtime.buses import Source
 from sengen.runtime.calls import completed
 from sengen.runtime.component import Component
+from sengen.runtime.config.models import QueueConfig
 from sengen.runtime.context import CALLS, Context
 from sengen.runtime.discovery import (
     Batch,
@@ -58,6 +59,7 @@ class Runner:
         group: int,
         component: Component,
         config: dict[str, object],
+        queue: QueueConfig | None = None,
     ) -> None:
         self.kernel = kernel
         self.index = index
@@ -67,6 +69,8 @@ class Runner:
         self.config = config
         self.state = "unloaded"
         self.context = Context(name)
+        if queue is not None:
+            self.context.bound(queue.max_size, queue.eviction_policy)
         interests = kernel.space.interests
         self.discovery = Discovery(self.context, interests)
         self.publisher = Publisher(self.context, interests, index)
