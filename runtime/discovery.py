@@ -50,13 +50,14 @@ def build_query(cls: object, bus: str, where: str | None = None) -> Query:
 class Interest:
     """One query on one bus; the subscriptions made with it share its evaluation."""
 
-    __slots__ = ("bus", "query", "subscriptions", "text")
+    __slots__ = ("bus", "conditional", "query", "subscriptions", "text")
 
     def __init__(self, query: Query) -> None:
         assert query.bus is not None
         self.query = query
         self.bus = query.bus
         self.text = str(query)
+        self.conditional = bool(query.properties)  # reads properties: changes may matter
         self.subscriptions: list[Subscription] = []  # guarded by the bus space's lock
 
     def evaluator(self, obj: NativeObject) -> Evaluator:
@@ -394,8 +395,10 @@ class Publisher:
             self.withdraw(gone)
 
     def _changed(self, changed: list[tuple[NativeObject, list[Any]]]) -> None:
-        time = self.context.time
         logs = self._logs
+        if not logs and not any(i.conditional for i in self._matches):
+            return  # nobody records and no condition reads a property: nothing to redo
+        time = self.context.time
         affected: dict[Interest, list[NativeObject]] = {}
         for obj, props in changed:
             for subscription in logs.get(obj, ()):

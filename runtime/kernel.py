@@ -217,6 +217,7 @@ class Kernel:
             until = START_AND_STOP
         try:
             if self._start(started):
+                _log.info("started %d component(s) in %d group(s)", len(self.runners), len(started))
                 self._wait(until)
             self.request_stop(EXIT_OK)
         finally:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import operator
 import threading
 from abc import ABCMeta
 from collections.abc import Callable, Mapping
@@ -65,6 +66,16 @@ class Prop:
         self.accepts = _stem(meta.py_name) + "_accepts_set" if meta.checked else None
 
 
+def _state_reader(dynamic: tuple[Prop, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """Every dynamic property's value as one tuple, read in C (``operator.attrgetter``)."""
+    if len(dynamic) > 1:
+        return operator.attrgetter(*(p.key for p in dynamic))
+    if dynamic:
+        get = dynamic[0].get
+        return lambda obj: (get(obj),)
+    return lambda obj: ()
+
+
 def _stem(py_name: str) -> str:
     """The unmangled snake name that derived names are built from (codegen.md §2.3): STL names
     never end in ``_``, so a trailing one is always the mangling."""
@@ -91,6 +102,7 @@ class Object(metaclass=ABCMeta):
     META: ClassVar[ClassMeta]
     _PROPS: ClassVar[dict[str, Prop]] = {}
     _DYNAMIC: ClassVar[tuple[Prop, ...]] = ()
+    _STATE: ClassVar[Callable[[Any], tuple[Any, ...]]]
     _EVENTS: ClassVar[type[Events]] = Events
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -99,6 +111,7 @@ class Object(metaclass=ABCMeta):
             props = {p.py_name: Prop(p, getattr(cls, p.py_name)) for p in cls.META.all_properties}
             cls._PROPS = props
             cls._DYNAMIC = tuple(p for p in props.values() if p.meta.dynamic)
+            cls._STATE = _state_reader(cls._DYNAMIC)  # read through the class: never bound
 
     def __setattr__(self, name: str, value: object) -> None:
         if name in type(self)._PROPS:
@@ -548,7 +561,7 @@ class NativeObject(Object):
         for attempt in range(1_000_000):
             before = version[0]
             if not before & 1:
-                state = tuple(p.get(self) for p in self._DYNAMIC)
+                state = type(self)._STATE(self)
                 time = version[1]
                 if version[0] == before:
                     return before, time, state

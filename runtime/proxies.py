@@ -61,12 +61,22 @@ def _apply(
 class LocalProxy(Object):
     """A view, in another component of the same process, of a native object."""
 
-    __slots__ = ("__weakref__", "_changes", "_ctx", "_last_commit", "_owner", "_seq", "events")
+    __slots__ = (
+        "__weakref__",
+        "_changes",
+        "_ctx",
+        "_last_commit",
+        "_owner",
+        "_seq",
+        "_state",
+        "events",
+    )
     _changes: _Subscribers
     _ctx: Context
     _last_commit: int
     _owner: NativeObject
     _seq: int
+    _state: tuple[Any, ...]  # the owner's state as last copied
 
     def __init__(self, owner: NativeObject, context: Context) -> None:
         setter = object.__setattr__
@@ -76,6 +86,7 @@ class LocalProxy(Object):
         seq, time, state = owner._snapshot()
         setter(self, "_seq", seq)
         setter(self, "_last_commit", time)
+        setter(self, "_state", state)
         source = owner._PROPS
         for key, prop in type(self)._PROPS.items():
             prop.set(self, source[key].get(owner))
@@ -105,13 +116,38 @@ class LocalProxy(Object):
         return self._owner
 
     def _refresh(self) -> None:
+        """The hot path of every observed change, so the seqlock read of
+        :meth:`NativeObject._snapshot` and :func:`_apply` are inlined here."""
         owner = self._owner
-        if owner._version[0] == self._seq:
+        version = owner._version
+        seq = version[0]
+        if seq == self._seq:
             return
-        seq, time, state = owner._snapshot()
-        object.__setattr__(self, "_seq", seq)
-        object.__setattr__(self, "_last_commit", time)
-        _apply(self, self._DYNAMIC, state, self._changes)
+        state = type(owner)._STATE(owner)
+        time = version[1]
+        if seq & 1 or version[0] != seq:  # a commit is writing: take the careful path
+            seq, time, state = owner._snapshot()
+        setter = object.__setattr__
+        setter(self, "_seq", seq)
+        setter(self, "_last_commit", time)
+        old = self._state
+        setter(self, "_state", state)
+        # A property the owner did not change holds the very same value object: only the
+        # others need the STL comparison (most commits change few of many properties).
+        dynamic = self._DYNAMIC
+        changed = []
+        for i, value, before in zip(range(len(state)), state, old, strict=True):
+            if value is not before:
+                prop = dynamic[i]
+                if not prop.eq(value, before):
+                    prop.set(self, value)
+                    changed.append((prop.key, value))
+        if changed:  # the whole commit is in place before any callback runs (§3.6)
+            table = self._changes.table
+            for key, value in changed:
+                for connection in tuple(table.get(key, ())):
+                    if not connection.closed:
+                        connection.callback(value)
 
     def _close(self) -> None:
         """Stop refreshing (the subscriber dropped its last subscription, or stopped)."""

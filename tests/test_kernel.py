@@ -5,9 +5,12 @@ wall-clock values."""
 from __future__ import annotations
 
 import logging
+import select
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -169,3 +172,53 @@ def test_a_name_used_on_one_bus_by_two_components_is_a_start_up_error(project: P
         "<yaml text>: build[1].objects[0].name: object name 'f' is already used on bus"
         " 'local.demo' by component 'fast'"
     ]
+
+
+def _started(project: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "sengen", "run", "two.yaml", *args],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.mark.parametrize(("number", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_shuts_down_in_order_with_its_exit_code(
+    project: Path, number: signal.Signals, code: int
+) -> None:
+    (project / "two.yaml").write_text(TWO_RATES)
+    process = _started(project, "--until", "60 s")
+    try:
+        assert process.stderr is not None
+        deadline = time.monotonic() + 30
+        lines: list[str] = []
+        while time.monotonic() < deadline:  # until the kernel says everything started
+            ready, _, _ = select.select([process.stderr], [], [], 1.0)
+            if ready:
+                lines.append(process.stderr.readline())
+                if "started" in lines[-1] or not lines[-1]:
+                    break
+        assert any("started 3 component(s) in 2 group(s)" in line for line in lines), lines
+        process.send_signal(number)
+        _, rest = process.communicate(timeout=20)
+        stderr = "".join(lines) + rest
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == code, stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
+
+
+def test_until_runs_that_long_and_start_stop_runs_briefly(project: Path) -> None:
+    (project / "two.yaml").write_text(TWO_RATES)
+    begin = time.monotonic()
+    ran = _run("two.yaml", "--until", "1s", cwd=project)
+    assert ran.returncode == 0, ran.stderr
+    assert time.monotonic() - begin >= 1.0
+    begin = time.monotonic()
+    smoke = _run("two.yaml", "--start-stop", cwd=project)
+    assert smoke.returncode == 0, smoke.stderr
+    assert time.monotonic() - begin < 15  # 100 ms of running, plus start-up and imports

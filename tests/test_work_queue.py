@@ -3,6 +3,7 @@ the overflow warning, and a dropped best-effort call failing its caller."""
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Any
 
@@ -16,7 +17,7 @@ def fill(context: Context, log: list[Any], items: list[tuple[str, bool]]) -> lis
     dropped: list[str] = []
     for label, droppable in items:
         context.push(
-            EVENTS, log.append, (label,), droppable, lambda label=label: dropped.append(label)
+            EVENTS, log.append, (label,), droppable, functools.partial(dropped.append, label)
         )
     return dropped
 
@@ -85,10 +86,10 @@ def test_a_dropped_best_effort_call_fails_its_caller() -> None:
     for call in calls:
         owner.push(
             CALLS,
-            lambda c=call: completed(caller, c, 1, None),
+            functools.partial(completed, caller, call, 1, None),
             (),
             True,
-            lambda c=call: completed(caller, c, None, CallDropped(message)),
+            functools.partial(completed, caller, call, None, CallDropped(message)),
         )
     caller.drain()
     assert not calls[0].done()
