@@ -20,6 +20,7 @@ from sengen.runtime.errors import CallTimeout
 
 if TYPE_CHECKING:
     from sengen.runtime.calls import Call
+    from sengen.runtime.meta import EventMeta
     from sengen.runtime.objects import NativeObject, Prop, Refreshable
 
 _current = threading.local()
@@ -48,6 +49,7 @@ class Context:
             deque() for _ in range(4)
         )
         self._dirty: list[NativeObject] = []
+        self._emissions: list[tuple[NativeObject, EventMeta, tuple[Any, ...]]] = []
         self._sends: list[Callable[[], None]] = []
         self._proxies: list[Refreshable] = []
         self._deadlines: list[Call[Any]] = []
@@ -229,6 +231,14 @@ class Context:
             else:
                 for obj in dirty:
                     obj._commit(time)
+        if self._emissions:
+            # After every flip, in emission order; stamped with the commit's time, so a
+            # self-driven commit(time=t) carries t (runtime.md §5.3).
+            emissions, self._emissions = self._emissions, []
+            time = self.time
+            for obj, meta, args in emissions:
+                for connection in obj._event_subs.get(meta.stl_name, ()):
+                    connection.deliver(args, time)
 
     def send(self) -> None:
         """Send the calls and results buffered in this cycle, in order."""

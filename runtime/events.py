@@ -157,15 +157,14 @@ class EventHandle(Generic[P]):
         # hot path of every event.
         obj: Any = self._obj
         context = obj._ctx
-        if context is None:
-            obj._emitted.append((self.meta, args, 0))
+        if context is None:  # before registration: queued on the object until it is bound
+            obj._emitted.append((self.meta, args))
             return
         thread = context.thread
         if (thread is not None and thread != _get_ident()) or context.const_member is not None:
             obj._guard(self.meta.stl_name)
-        if not obj._next and not obj._emitted:
-            context._dirty.append(obj)
-        obj._emitted.append((self.meta, args, context.time))
+        # One list per component: its commit dispatches in emission order across objects.
+        context._emissions.append((obj, self.meta, args))
 
 
 class Events:

@@ -287,7 +287,7 @@ class NativeObject(Object):
     _bus: str | None
     _change_subs: dict[str, list[Connection]]
     _ctx: Context | None
-    _emitted: list[tuple[EventMeta, tuple[Any, ...], int]]
+    _emitted: list[tuple[EventMeta, tuple[Any, ...]]]  # emitted before registration
     _event_subs: dict[str, list[Connection]]
     _name: str
     _next: dict[str, Any]
@@ -427,8 +427,9 @@ class NativeObject(Object):
         for key, value in pending.items():
             self._PROPS[key].set(self, value)
         pending.clear()
-        if self._emitted:
-            context._dirty.append(self)
+        if self._emitted:  # dispatched at the owner's first commit
+            context._emissions.extend((self, meta, args) for meta, args in self._emitted)
+            self._emitted.clear()
 
     def _unbind(self, api: Any = None) -> None:
         """Remove from the bus: the ``unregistered`` hook runs; later calls fail."""
@@ -475,7 +476,7 @@ class NativeObject(Object):
             if (thread is not None and thread != _get_ident()) or context.const_member is not None:
                 self._guard(prop.meta.stl_name)
             # In the context's dirty list exactly while something is pending.
-            if not pending and not self._emitted:
+            if not pending:
                 context._dirty.append(self)
         pending[key] = value
 
@@ -518,8 +519,8 @@ class NativeObject(Object):
         prop.set(self, value)
 
     def _commit(self, time: int) -> list[Prop] | None:
-        """Flip the pending values that differ from current, then deliver the events emitted
-        in this cycle, in emission order; returns the properties that changed."""
+        """Flip the pending values that differ from current; returns the properties that
+        changed. (Events are dispatched by the context, :meth:`Context.flip`.)"""
         changed: list[Prop] | None = None
         pending = self._next
         if pending:
@@ -542,15 +543,6 @@ class NativeObject(Object):
                 for prop in changed:
                     for subscription in subscriptions.get(prop.key, ()):
                         subscription.deliver((prop.get(self),))
-        emitted = self._emitted
-        if emitted:
-            emitted = emitted.copy()
-            self._emitted.clear()
-            by_event = self._event_subs
-            # Stamped with the commit's time: a self-driven commit(time=t) carries t (§5.3).
-            for meta, args, _ in emitted:
-                for subscription in by_event.get(meta.stl_name, ()):
-                    subscription.deliver(args, time)
         return changed
 
     def _snapshot(self) -> tuple[int, int, tuple[Any, ...]]:

@@ -46,6 +46,7 @@ class Sensor
 
   event ticked(count: u32) [confirmed];
   event noted(text: string);
+  event pinged(count: u32) [bestEffort];
 
   fn add(x: i32, y: i32) -> i64;
   fn peek() -> f64 [const];
@@ -74,6 +75,8 @@ class Counting(SensorBase):
         self.set_next_a(count)
         self.set_next_b(count)
         self.events.ticked.emit(count)
+        self.events.noted.emit(str(count))
+        self.events.pinged.emit(count)
 
     def add_impl(self, x: int, y: int) -> int:
         return x + y
@@ -93,6 +96,13 @@ class Still(Counting):
 
     def update(self, api: Any) -> None:
         pass
+
+
+class Stubborn(Still):
+    '''Writes its setpoint back to -1 in every update.'''
+
+    def update(self, api: Any) -> None:
+        self.set_next_setpoint(-1.0)
 """
 
 Step = Callable[[RunApi], bool]

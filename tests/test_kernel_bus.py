@@ -299,3 +299,187 @@ def test_a_stopping_owner_removes_its_objects_and_fails_calls_to_them(impls: Mod
     assert removed == [["s1"]]
     assert isinstance(holder["late"].exception(), ObjectGone)
     assert "no longer exists" in str(holder["late"].exception())
+
+
+def test_events_of_one_component_are_dispatched_in_emission_order_across_objects(
+    impls: ModuleType,
+) -> None:
+    from sengen.runtime import Context
+
+    owner, subscriber = Context("owner"), Context("subscriber")
+    first, second = impls.Still("first", serial=1), impls.Still("second", serial=2)
+    with owner.active():
+        for obj in (first, second):
+            obj._bind(owner, "local.order", 0)
+    heard: list[tuple[str, int]] = []
+    ticked = first.META.event("ticked")
+    assert ticked is not None
+
+    def listener(name: str) -> Callable[[int], None]:
+        return lambda count: heard.append((name, count))
+
+    with subscriber.active():
+        for obj in (first, second):
+            obj._connect_event_from(subscriber, ticked, listener(obj.name), False)
+    with owner.active():
+        first.events.ticked.emit(1)
+        second.events.ticked.emit(2)
+        first.events.ticked.emit(3)
+        owner.commit(10)
+    subscriber.drain()
+    assert heard == [("first", 1), ("second", 2), ("first", 3)]
+
+
+def test_events_of_every_qos_arrive_exactly_in_order(impls: ModuleType) -> None:
+    heard: dict[str, list[int]] = {"ticked": [], "noted": [], "pinged": []}
+
+    def setup(api: RunApi) -> None:
+        def added(objects: list[Any]) -> None:
+            for obj in objects:
+                if obj.name == "s1":
+                    obj.events.ticked.connect(heard["ticked"].append)
+                    obj.events.noted.connect(lambda text: heard["noted"].append(int(text)))
+                    obj.events.pinged.connect(heard["pinged"].append)
+
+        api.select("SELECT * FROM local.b", added)
+
+    def enough(api: RunApi) -> bool:
+        return all(len(values) >= 10 for values in heard.values())
+
+    _, code = run_kernel(sensors(impls), [("probe", Probe([enough], setup), 1)])
+    assert code == 0
+    for values in heard.values():
+        assert values == list(range(values[0], values[0] + len(values)))
+    # one emission each per cycle: the three streams start together
+    assert heard["ticked"][0] == heard["noted"][0] == heard["pinged"][0]
+
+
+def test_setters_from_two_listeners_reach_their_objects_exactly(impls: ModuleType) -> None:
+    seen: dict[str, dict[str, float]] = {"one": {}, "two": {}}
+
+    def listener(name: str, target: str, value: float) -> Probe:
+        holder: dict[str, Any] = {}
+
+        def setup(api: RunApi) -> None:
+            holder["sub"] = api.select("SELECT * FROM local.b")
+
+        def write(api: RunApi) -> bool:
+            proxies = {o.name: o for o in holder["sub"]}
+            if target not in proxies:
+                return False
+            proxies[target].set_next_setpoint(value)
+            return True
+
+        def observe(api: RunApi) -> bool:
+            for proxy in holder["sub"]:
+                seen[name][proxy.name] = proxy.setpoint
+            return all(seen[name].get(t) == v for t, v in (("s1", 1.5), ("s2", 2.5)))
+
+        return Probe([write, observe], setup, stop_when_done=False)
+
+    def both_done(api: RunApi) -> bool:
+        if all(p.done for p in parts):
+            api.request_kernel_stop(0)
+            return True
+        return False
+
+    parts = [listener("one", "s1", 1.5), listener("two", "s2", 2.5)]
+    components = [("one", parts[0], 1), ("two", parts[1], 1), ("end", Probe([both_done]), 1)]
+    _, code = run_kernel(sensors(impls), components)
+    assert code == 0
+    assert seen == {"one": {"s1": 1.5, "s2": 2.5}, "two": {"s1": 1.5, "s2": 2.5}}
+
+
+def test_the_owners_update_wins_over_a_setter_call_of_the_same_cycle(impls: ModuleType) -> None:
+    text = "build:\n" + producer(impls, "{name: st, class: kbus.Stubborn, bus: local.b, serial: 1}")
+    holder: dict[str, Any] = {"values": []}
+
+    def setup(api: RunApi) -> None:
+        holder["sub"] = api.select("SELECT * FROM local.b")
+
+    def write(api: RunApi) -> bool:
+        if not len(holder["sub"]):
+            return False
+        holder["call"] = holder["sub"].objects[0].set_next_setpoint(5.0)
+        return True
+
+    def watch(api: RunApi) -> bool:
+        holder["values"].append(holder["sub"].objects[0].setpoint)
+        return holder["call"].done() and len(holder["values"]) >= 20
+
+    _, code = run_kernel(text, [("probe", Probe([write, watch], setup), 1)])
+    assert code == 0
+    assert holder["call"].exception() is None  # accepted, applied in drain, then overwritten
+    assert set(holder["values"]) == {-1.0}
+
+
+def test_a_name_is_used_once_per_bus_across_components(impls: ModuleType) -> None:
+    from sengen.runtime.buses import DuplicateObjectName
+
+    outcome: dict[str, str] = {}
+
+    def first(api: RunApi) -> None:
+        api.get_source("local.d").add(impls.Still("x", serial=1))
+
+    def second(api: RunApi) -> bool:
+        if not api.get_source("local.d").space.objects("local.d"):
+            return False
+        try:
+            api.get_source("local.d").add(impls.Still("x", serial=2))
+        except DuplicateObjectName as error:
+            outcome["error"] = str(error)
+        api.get_source("local.other").add(impls.Still("x", serial=3))
+        outcome["other"] = "ok"
+        return True
+
+    parts = [("a", Probe([], first, stop_when_done=False), 1), ("b", Probe([second]), 1)]
+    _, code = run_kernel("", parts)
+    assert code == 0
+    assert outcome == {
+        "error": "object name 'x' is already used on bus 'local.d' by component 'a'",
+        "other": "ok",
+    }
+
+
+def test_every_listener_gets_the_removal_when_the_owner_stops(impls: ModuleType) -> None:
+    removed: dict[str, list[str]] = {"l1": [], "l2": []}
+    text = "build:\n" + producer(
+        impls, "{name: s1, class: kbus.Counting, bus: local.b, serial: 15}", name="owner", group=2
+    )
+    kernel_holder: dict[str, Any] = {}
+
+    def listener(name: str) -> Probe:
+        def setup(api: RunApi) -> None:
+            api.select(
+                "SELECT kbus.Sensor FROM local.b WHERE serial = 15",
+                None,
+                lambda objs: removed[name].extend(o.name for o in objs),
+            )
+
+        return Probe([lambda api: bool(removed[name])], setup, stop_when_done=False)
+
+    def stop_owner(api: RunApi) -> bool:
+        if kernel_holder["kernel"].objects("local.b"):
+            kernel_holder["kernel"].runner("owner").stop.set()
+            return True
+        return False
+
+    def finish(api: RunApi) -> bool:
+        if removed["l1"] and removed["l2"]:
+            api.request_kernel_stop(0)
+            return True
+        return False
+
+    from sengen.runtime import Duration
+    from sengen.runtime.config import load_config_text
+    from sengen.runtime.kernel import Kernel
+
+    parts = [
+        ("l1", listener("l1"), 1),
+        ("l2", listener("l2"), 1),
+        ("end", Probe([stop_owner, finish]), 1),
+    ]
+    kernel = Kernel(load_config_text(text), parts)
+    kernel_holder["kernel"] = kernel
+    assert kernel.run(Duration.parse("10 s")) == 0
+    assert removed == {"l1": ["s1"], "l2": ["s1"]}
