@@ -118,6 +118,17 @@ class Duration(_Nanoseconds):
     def from_seconds(cls, seconds: int) -> Duration:
         return cls(seconds * 10**9)
 
+    @classmethod
+    def from_hz(cls, frequency: float) -> Duration:
+        """The period of ``frequency``: ``round(1e9 / f)`` ns, as every schedule computes it
+        (runtime.md §5.4); ``ValueError`` when that is not at least 1 ns."""
+        if not (isinstance(frequency, int | float) and frequency > 0) or frequency != frequency:
+            raise ValueError(f"invalid frequency {frequency!r}")
+        ns = round(1e9 / frequency)
+        if ns < 1:
+            raise ValueError(f"invalid frequency {frequency!r}: the period is under 1 ns")
+        return cls(ns)
+
     def to_seconds(self) -> float:
         return self._ns / 1e9
 

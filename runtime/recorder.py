@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sengen.runtime import values
 from sengen.runtime.component import Component
 from sengen.runtime.discovery import LogRecord, Subscription
+from sengen.runtime.duration import Duration
 from sengen.runtime.events import EventInfo
 from sengen.runtime.meta import ClassMeta, EventMeta
 from sengen.runtime.objects import NativeObject, Object
@@ -131,7 +132,7 @@ class Recorder(Component):
     drains_last = True
 
     def __init__(self, config: RecorderConfig) -> None:
-        self.period = round(1e9 / config.freq_hz)
+        self.period = Duration.from_hz(config.freq_hz)
         self.recordings = [Recording(c) for c in config.recordings]
 
     def run(self, api: RunApi) -> None:

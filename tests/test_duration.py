@@ -87,3 +87,16 @@ def test_timestamps_round_trip_iso_8601_with_nanoseconds() -> None:
     assert str(TimeStamp(0)) == "1970-01-01T00:00:00Z"
     with pytest.raises(TimeValueError, match="invalid TimeStamp"):
         TimeStamp.parse("yesterday")
+
+
+def test_from_hz_is_the_rounded_period_in_ns() -> None:
+    assert [Duration.from_hz(f).ns for f in (30, 60, 50, 7, 1000)] == [
+        33_333_333,
+        16_666_667,
+        20_000_000,
+        142_857_143,
+        1_000_000,
+    ]
+    for bad in (0, -1, float("nan"), float("inf"), 3e9):
+        with pytest.raises(ValueError, match="invalid frequency"):
+            Duration.from_hz(bad)

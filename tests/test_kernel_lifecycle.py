@@ -310,7 +310,7 @@ def test_the_recorder_writes_every_committed_change_and_event_through_shutdown(
     sets = [
         r["values"]["reading"] for r in records if r["kind"] == "set" and "reading" in r["values"]
     ]
-    ticks = [r["args"]["count"] for r in records if r["kind"] == "event"]
+    ticks = [r["args"]["count"] for r in records if r.get("event") == "ticked"]
     # Every commit, none coalesced, up to the last one before the producer stopped.
     start = records[0]["state"]["reading"]
     assert sets == [float(n) for n in range(int(start) + 1, int(start) + 1 + len(sets))]
