@@ -429,6 +429,12 @@ class Publisher:
             self._logs.pop(obj, None)
             self._order.pop(obj, None)
 
+    def withdraw_all(self) -> None:
+        """The owner stopped: everything it published is gone, nothing new is published."""
+        self._fresh.clear()
+        gone, self._gone = self._gone, []
+        self.withdraw([*gone, *self.published])
+
     def forget(self, subscription: Subscription) -> None:
         """A closed subscription: drop what was sent to it (kernel work, owner's drain)."""
         self._sent.pop(subscription, None)

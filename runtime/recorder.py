@@ -19,7 +19,7 @@ from sengen.runtime import values
 from sengen.runtime.component import Component
 from sengen.runtime.discovery import LogRecord, Subscription
 from sengen.runtime.duration import Duration
-from sengen.runtime.events import EventInfo
+from sengen.runtime.events import Connection, EventInfo
 from sengen.runtime.meta import ClassMeta, EventMeta
 from sengen.runtime.objects import NativeObject, Object
 
@@ -57,13 +57,14 @@ class Recording:
         self.pending: list[Record] = []
         self._sequence = 0
         # The selection that records an object: one object matched by two selections is
-        # recorded once.
+        # recorded once, and its events are heard through one set of connections.
         self._holder: dict[NativeObject, int] = {}
+        self._listening: dict[Object, tuple[list[Connection], int]] = {}
 
     def start(self, api: RunApi) -> None:
         self.writer = RecordingWriter(Path(self.config.file), self.config.selections)
         for index, query in enumerate(self.config.selections):
-            subscription = api.select(query, self._added, log=self._logger(index))
+            subscription = api.select(query, self._added, self._removed, log=self._logger(index))
             self.subscriptions.append(subscription)
 
     def _logger(self, index: int) -> Callable[[LogRecord], None]:
@@ -87,9 +88,26 @@ class Recording:
 
     def _added(self, views: list[Object]) -> None:
         for view in views:
+            held = self._listening.get(view)
+            if held is not None:
+                self._listening[view] = (held[0], held[1] + 1)
+                continue
+            connections = []
             for meta in view.META.all_events:
                 connection = view._connect_event(meta, self._event_logger(view, meta), True)
                 connection.droppable = False  # a recording misses nothing in-process
+                connections.append(connection)
+            self._listening[view] = (connections, 1)
+
+    def _removed(self, views: list[Object]) -> None:
+        """An object that stops matching (or leaves) is no longer heard."""
+        for view in views:
+            connections, count = self._listening.pop(view, ([], 0))
+            if count > 1:
+                self._listening[view] = (connections, count - 1)
+                continue
+            for connection in connections:
+                connection.close()
 
     def _event_logger(self, view: Object, meta: EventMeta) -> Callable[..., None]:
         def record(info: EventInfo, *args: Any) -> None:

@@ -133,8 +133,8 @@ class Runner:
                     "".join(traceback.format_exception(error)).rstrip(),
                 )
                 self.kernel.request_stop(EXIT_COMPONENT_FAILED)
-        self.publisher.withdraw(list(self.publisher.published))
-        self.publisher.commit()
+        self.context.changed.clear()  # a cycle cut short by a failure: nothing to re-evaluate
+        self.publisher.withdraw_all()
         if not self.keeps_inputs:
             self.close_inputs()
 

@@ -382,3 +382,25 @@ def test_times_at_30_hz_differ_by_positive_whole_periods(impls: ModuleType) -> N
     steps = [b - a for a, b in itertools.pairwise(times)]
     assert all(step > 0 and step % 33_333_333 == 0 for step in steps)
     assert any(step > 33_333_333 for step in steps)  # the skipped cycles show as whole periods
+
+
+def test_the_recorder_stops_hearing_an_object_that_stops_matching(
+    impls: ModuleType, tmp_path: Path
+) -> None:
+    out = tmp_path / "filtered.jsonl"
+    selections = "['SELECT * FROM local.b WHERE reading < 40', 'SELECT kbus.Sensor FROM local.b WHERE a < 40']"
+    text = (
+        "load:\n"
+        "  - name: recorder\n"
+        f"    recordings: [{{name: r, file: '{out}', selections: {selections}}}]\n"
+        "build:\n"
+        + producer(impls, "{name: s1, class: kbus.Counting, bus: local.b, serial: 4}", 50)
+    )
+    assert Kernel(load_config_text(text)).run(Duration.parse("1500 ms")) == 0
+    _, records = read_recording(out)
+    kinds = [r["kind"] for r in records]
+    assert kinds.count("add") == 1 and kinds.count("remove") == 1  # two selections, one object
+    assert kinds[-1] == "remove"
+    ticks = [r["args"]["count"] for r in records if r.get("event") == "ticked"]
+    assert ticks == list(range(ticks[0], ticks[0] + len(ticks)))  # once each, in order
+    assert ticks[-1] <= 40  # none after it stopped matching
