@@ -388,7 +388,10 @@ def test_the_recorder_stops_hearing_an_object_that_stops_matching(
     impls: ModuleType, tmp_path: Path
 ) -> None:
     out = tmp_path / "filtered.jsonl"
-    selections = "['SELECT * FROM local.b WHERE reading < 40', 'SELECT kbus.Sensor FROM local.b WHERE a < 40']"
+    selections = (
+        "['SELECT * FROM local.b WHERE reading < 40',"
+        " 'SELECT kbus.Sensor FROM local.b WHERE a < 40']"
+    )
     text = (
         "load:\n"
         "  - name: recorder\n"
