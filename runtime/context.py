@@ -34,6 +34,10 @@ def _nothing() -> None:
 
 # The kinds of work, executed in this order in every drain (runtime.md §5.1, step 6).
 CHANGES, CALLS, RESULTS, EVENTS = range(4)
+# The lane of work sent from outside any component (a test, a transport thread): after all others.
+OUTSIDE = 1 << 62
+
+Lane = deque[tuple[Callable[..., Any], tuple[Any, ...]]]
 
 
 class Context:
@@ -45,9 +49,11 @@ class Context:
         self.thread: int | None = None  # the owning thread while bound; writes are checked
         self.const_member: str | None = None  # the [const] method being executed, if any
         self.running = True
-        self._queues: tuple[deque[tuple[Callable[..., Any], tuple[Any, ...]]], ...] = tuple(
-            deque() for _ in range(4)
-        )
+        # Per kind, one lane per sending component, run in the senders' runner order: items of
+        # one sender keep their order, and the order across senders never depends on which
+        # thread got there first (the canonical order of runtime.md §5.1).
+        self.order = OUTSIDE - 1  # the runner index; what this context sends sorts by it
+        self._queues: tuple[dict[int, Lane], ...] = tuple({} for _ in range(4))
         self._dirty: list[NativeObject] = []
         self._emissions: list[tuple[NativeObject, EventMeta, tuple[Any, ...]]] = []
         self._sends: list[Callable[[], None]] = []
@@ -86,18 +92,25 @@ class Context:
 
     # -- the work queue ---------------------------------------------------------------------------
 
+    def lane(self, kind: int) -> Lane:
+        """The lane of ``kind`` that work sent from the calling thread's component goes to."""
+        sender = getattr(_current, "context", None)
+        key = OUTSIDE if sender is None else sender.order
+        lanes = self._queues[kind]
+        found = lanes.get(key)
+        if found is None:
+            found = lanes.setdefault(key, deque())
+        return found
+
     def post(self, function: Callable[..., Any], *args: Any) -> None:
         """Queue a call (or kernel work) for the next drain; safe from any thread. Dropped
         once stopped."""
-        if self.running:
-            self._queues[CALLS].append((function, args))
-            if self.wakeup is not None:
-                self.wakeup.set()
+        self.post_kind(CALLS, function, *args)
 
     def post_kind(self, kind: int, function: Callable[..., Any], *args: Any) -> None:
         """Queue work of ``kind`` (CHANGES, CALLS, RESULTS or EVENTS)."""
         if self.running:
-            self._queues[kind].append((function, args))
+            self.lane(kind).append((function, args))
             if self.wakeup is not None:
                 self.wakeup.set()
 
@@ -128,18 +141,20 @@ class Context:
                         return
                     self._dropped(victim)
                 self._droppable[id(entry)] = on_drop
-                self._queues[kind].append(entry)
+                self.lane(kind).append(entry)
         else:
-            self._queues[kind].append(entry)
+            self.lane(kind).append(entry)
         if self.wakeup is not None:
             self.wakeup.set()
 
     def _oldest_droppable(self) -> Callable[[], None] | None:
         """Remove the oldest droppable entry; returns its drop action (a no-op if it has
         none), or None when every queued item must be kept."""
-        for queue in self._queues:
-            for entry in queue:
-                if id(entry) in self._droppable:
+        for lanes in self._queues:
+            for key in sorted(lanes):
+                queue = lanes[key]
+                entry = next((e for e in queue if id(e) in self._droppable), None)
+                if entry is not None:
                     queue.remove(entry)
                     action = self._droppable.pop(id(entry))
                     return action if action is not None else _nothing
@@ -162,7 +177,7 @@ class Context:
 
     def pending(self) -> int:
         """How many items wait for the next drain."""
-        return sum(len(queue) for queue in self._queues)
+        return sum(len(lane) for lanes in self._queues for lane in list(lanes.values()))
 
     def drain(self) -> None:
         """Refresh proxies, then run the work queue (:meth:`refresh`, :meth:`run_queue`)."""
@@ -179,9 +194,14 @@ class Context:
     def run_queue(self) -> None:
         """Run the queue as a snapshot, kind by kind: work that arrives meanwhile waits for the
         next drain."""
-        counts = [len(queue) for queue in self._queues]
+        plan = [
+            (lane, len(lane))
+            for lanes in self._queues
+            for lane in [lanes[key] for key in sorted(lanes)]
+            if lane
+        ]
         bounded = self._droppable
-        for queue, count in zip(self._queues, counts, strict=True):
+        for queue, count in plan:
             for _ in range(count):
                 if not queue:  # an eviction shrank it meanwhile
                     break
@@ -262,5 +282,6 @@ class Context:
     def stop(self) -> None:
         """Stop accepting work: later posts are dropped (runtime.md §3.12)."""
         self.running = False
-        for queue in self._queues:
-            queue.clear()
+        for lanes in self._queues:
+            for lane in list(lanes.values()):
+                lane.clear()

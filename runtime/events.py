@@ -85,7 +85,7 @@ class Connection:
             kind = CHANGES if created is None else EVENTS
             context.push(kind, self._run, (args, created), self.droppable)
         elif context.running:  # Context.post, inlined: this runs once per delivery
-            context._queues[CHANGES if created is None else EVENTS].append(
+            context.lane(CHANGES if created is None else EVENTS).append(
                 (self._run, (args, created))
             )
 

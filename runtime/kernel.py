@@ -34,6 +34,7 @@ from sengen.runtime.kernel_objects import KernelComponent
 from sengen.runtime.objects import ConfigError, NativeObject
 from sengen.runtime.resolve import ClassLookupError, import_packages, resolve_class
 from sengen.runtime.runner import EXIT_COMPONENT_FAILED, RunApi, Runner
+from sengen.runtime.stepping import KernelClock, Stepper
 from sengen.runtime.tracing import Tracers
 
 if TYPE_CHECKING:
@@ -91,6 +92,12 @@ class Kernel:
         )
         self.space = BusSpace()
         self.tracers = Tracers()
+        mode = config.kernel.run_mode
+        self.clock = KernelClock() if mode in ("virtualTime", "virtualTimeRunning") else None
+        if self.clock is not None:
+            self.clock.self_stepping = mode == "virtualTimeRunning"
+        self.parked_writes = False  # the test kernel writes to parked components' objects
+        self._started: list[int] = []
         self._stop = threading.Event()
         self._code: int | None = None
         self._lock = threading.Lock()
@@ -110,10 +117,10 @@ class Kernel:
     def _preload(self, extra: Sequence[tuple[str, Component, int]]) -> None:
         config = self.config
         problems: list[str] = []
-        if config.kernel.run_mode not in ("realTime", "startAndStop"):
+        if config.kernel.run_mode == "virtualTimeRunning" and config.kernel.clock_master:
             problems.append(
-                f"{config.source}: kernel.runMode: runMode '{config.kernel.run_mode}' needs"
-                " virtual time, which this kernel does not run yet"
+                f"{config.source}: kernel.clockMaster: a virtualTimeRunning kernel steps itself"
+                " and cannot be a clock master"
             )
         found: list[tuple[str, Component, int, dict[str, object], QueueConfig | None]] = []
         for index, entry in enumerate(config.load):
@@ -209,20 +216,85 @@ class Kernel:
     def stopping(self) -> bool:
         return self._stop.is_set()
 
-    def run(self, until: Duration | None = None) -> int:
-        """Start the groups in ascending order, run until a stop request (or ``until`` of wall
-        time after start-up), shut down in reverse order; returns the exit code."""
-        started: list[int] = []
+    def run(
+        self, until: Duration | None = None, progress: Callable[[int], None] | None = None
+    ) -> int:
+        """Start the groups in ascending order, run until a stop request or ``until``, shut
+        down in reverse order; returns the exit code. Under real time ``until`` is wall time
+        after start-up; under virtual time it is the virtual time to reach (runtime.md §1.12),
+        as fast as the machine allows, ``progress`` being told the time after each step."""
         if self.config.kernel.run_mode == "startAndStop":
             until = START_AND_STOP
         try:
-            if self._start(started):
-                _log.info("started %d component(s) in %d group(s)", len(self.runners), len(started))
-                self._wait(until)
+            if self.start():
+                if self.clock is not None and until is not None:
+                    self._drive(until.ns, progress)
+                else:
+                    self._wait(until)
             self.request_stop(EXIT_OK)
         finally:
-            self._shutdown(started)
+            self.shutdown()
+        return self.exit_code
+
+    @property
+    def exit_code(self) -> int:
         return self._code if self._code is not None else EXIT_OK
+
+    def start(self) -> bool:
+        """Preload hooks, then every group; False when a hook failed (the exit code says so)."""
+        ok = self._start(self._started)
+        if ok:
+            count, groups = len(self.runners), len(self._started)
+            _log.info("started %d component(s) in %d group(s)", count, groups)
+        return ok
+
+    def shutdown(self) -> None:
+        """Stop the started groups, highest first (idempotent)."""
+        self.request_stop(EXIT_OK)
+        started, self._started = self._started, []
+        self._shutdown(started)
+
+    def local_clocks(self) -> list[KernelClock]:
+        """The kernel clocks a master in this process steps directly."""
+        return [self.clock] if self.clock is not None else []
+
+    def stepper(self) -> Stepper:
+        """The master's stepper when this kernel is the master, else one over this kernel."""
+        master = self.kernel_component.master
+        return master.stepper if master is not None else Stepper(self.local_clocks)
+
+    @property
+    def kernel_component(self) -> KernelComponent:
+        component = self.runners[-1].component
+        assert isinstance(component, KernelComponent)
+        return component
+
+    def wait_ready(self, timeout: float = 5.0) -> bool:
+        """Until every component that will be stepped is (or has parked, finished or failed)
+        and the clock objects are published, so that the first step finds everyone."""
+        deadline = time.monotonic() + timeout
+        clock = self.clock
+        while not self._stop.is_set() and time.monotonic() < deadline:
+            stepped = clock.stepped() if clock is not None else []
+            waiting = [r.name for r in self.runners if not r.settled(stepped)]
+            if not waiting and (clock is None or self.kernel_component.clock_object is not None):
+                return True
+            time.sleep(0.001)
+        if not self._stop.is_set():
+            _log.warning("still waiting for %s to start: stepping anyway", ", ".join(waiting))
+        return False
+
+    def _drive(self, until: int, progress: Callable[[int], None] | None) -> None:
+        clock = self.clock
+        assert clock is not None
+        if clock.self_stepping:  # virtualTimeRunning: the kernel component steps
+            while not self._stop.is_set() and clock.time < until:
+                if progress is not None:
+                    progress(clock.time)
+                self._stop.wait(0.01)
+            return
+        self.wait_ready()
+        self.stepper().advance_time(until, progress, cancel=self._stop.is_set)
 
     def _wait(self, until: Duration | None) -> None:
         deadline = None if until is None else time.monotonic() + until.ns / 1e9
@@ -301,8 +373,7 @@ class Kernel:
         for group in reversed(groups):
             members = [r for r in self.runners if r.group == group]
             for runner in members:
-                runner.stop.set()
-                runner.context.wake()
+                runner.request_stop()
             hung = set()
             for runner in members:
                 thread = runner.thread

@@ -9,15 +9,23 @@ from __future__ import annotations
 
 import platform
 import threading
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from sengen.runtime.calls import Promise
 from sengen.runtime.component import Component
 from sengen.runtime.context import Context
+from sengen.runtime.duration import Duration, TimeStamp
 from sengen.runtime.meta import QuantityMeta
 from sengen.runtime.registry import registry
 from sengen.runtime.sen.kernel.basic_types import BuildInfo, KernelParams, Names, RunMode
-from sengen.runtime.sen.kernel.kernel_objects import KernelApiBase
+from sengen.runtime.sen.kernel.kernel_objects import (
+    KernelApiBase,
+    VirtualKernelClockBase,
+    VirtualMasterClockBase,
+)
 from sengen.runtime.sen.kernel.monitoring import ComponentMonitoringInfo, KernelMonitoringInfo
+from sengen.runtime.stepping import Clock, KernelClock, Stepper
 
 if TYPE_CHECKING:
     from sengen.runtime.kernel import Kernel
@@ -74,11 +82,69 @@ class KernelApiObject(KernelApiBase):
         return self._kernel.monitoring()
 
 
+class KernelClockObject(VirtualKernelClockBase):
+    """``sen.kernel.VirtualKernelClock``: the kernel clock, callable by anyone (runtime.md §6.5);
+    its ``time`` follows the clock at each cycle of the kernel component."""
+
+    __slots__ = ("_clock",)
+    _clock: KernelClock
+
+    def __init__(self, name: str, clock: KernelClock) -> None:
+        super().__init__(name)
+        object.__setattr__(self, "_clock", clock)
+
+    def _driven(self) -> KernelClock:
+        if self._clock.self_stepping:
+            raise RuntimeError("kernel is self-stepping (virtualTimeRunning)")
+        return self._clock
+
+    def process_no_flush_impl(self, delta: Duration) -> Duration:
+        return Duration(self._driven().process_no_flush(delta.ns))
+
+    def flush_outputs_impl(self) -> Duration | None:
+        found = self._driven().flush_outputs()
+        return None if found is None else Duration(found)
+
+    def publish(self) -> None:
+        now = TimeStamp(self._clock.time)
+        if now != self.time:
+            self.set_next_time(now)
+
+
+class MasterClockObject(VirtualMasterClockBase):
+    """``sen.kernel.VirtualMasterClock``: steps every kernel clock found on the clock bus; the
+    clocks of this process are called directly (runtime.md §6.3)."""
+
+    __slots__ = ("stepper",)
+    stepper: Stepper
+
+    def __init__(self, name: str, clocks: Callable[[], Sequence[Clock]]) -> None:
+        super().__init__(name)
+        object.__setattr__(self, "stepper", Stepper(clocks))
+
+    def step_impl(self, promise: Promise[Duration]) -> None:
+        promise.set_result(Duration(self.stepper.step()))
+
+    def steps_impl(self, count: int, promise: Promise[Duration]) -> None:
+        promise.set_result(Duration(self.stepper.steps(count)))
+
+    def advance_time_impl(self, duration: Duration, promise: Promise[Duration]) -> None:
+        promise.set_result(Duration(self.stepper.advance_time(duration.ns)))
+
+    def publish(self) -> None:
+        now = TimeStamp(self.stepper.time)
+        if now != self.time:
+            self.set_next_time(now)
+
+
 class KernelComponent(Component):
-    """Publishes ``api`` on ``kernel.bus`` and serves calls as they arrive."""
+    """Publishes ``api`` on ``kernel.bus`` (and the clocks in virtual modes) and serves calls
+    as they arrive; under ``virtualTimeRunning`` it steps its own kernel as fast as it can."""
 
     def __init__(self, kernel: Kernel) -> None:
         self._kernel = kernel
+        self.clock_object: KernelClockObject | None = None
+        self.master: MasterClockObject | None = None
 
     def is_real_time_only(self) -> bool:
         return True
@@ -87,10 +153,44 @@ class KernelComponent(Component):
         context = Context.current()
         assert context is not None
         wakeup = context.wakeup = threading.Event()
-        api.get_source(self._kernel.config.kernel.bus).add(KernelApiObject("api", self._kernel))
+        kernel = self._kernel
+        settings = kernel.config.kernel
+        api.get_source(settings.bus).add(KernelApiObject("api", kernel))
+        clock = kernel.clock
+        if clock is not None:
+            self._publish_clocks(api, clock)
+            clock.after_flush = wakeup.set  # publish the new time at once
+        running = clock is not None and clock.self_stepping
+        pending: int | None = 0
         while not api.stop_requested():
             wakeup.clear()
             api.drain_inputs()
             api.update()
+            for published in (self.clock_object, self.master):
+                if published is not None:
+                    published.publish()
             api.commit()
+            if running and clock is not None:
+                pending = self._self_step(clock, pending)
+                continue
             wakeup.wait(IDLE_CYCLE)
+
+    def _publish_clocks(self, api: RunApi, clock: KernelClock) -> None:
+        settings = self._kernel.config.kernel
+        bus = settings.effective_clock_bus
+        self.clock_object = KernelClockObject(settings.clock_name, clock)
+        api.get_source(bus).add(self.clock_object)
+        if settings.clock_master:
+            self.master = MasterClockObject("master", self._kernel.local_clocks)
+            api.get_source(bus).add(self.master)
+
+    def _self_step(self, clock: KernelClock, pending: int | None) -> int | None:
+        """virtualTimeRunning: one step of this kernel; None when nothing is stepped yet."""
+        if pending is None:
+            pending = clock.flush_outputs()
+            if pending is None:
+                clock.stepped_changed.wait(IDLE_CYCLE / 10)
+                clock.stepped_changed.clear()
+                return None
+        clock.process_no_flush(pending)
+        return clock.flush_outputs()

@@ -37,6 +37,7 @@ from sengen.runtime.duration import Duration, TimeStamp
 from sengen.runtime.objects import NativeObject, gone
 from sengen.runtime.query import Query
 from sengen.runtime.realtime import LoopMonitoring, RealTimeLoop
+from sengen.runtime.stepping import KernelClock, SteppedLoop
 from sengen.runtime.tracing import Tracer
 
 if TYPE_CHECKING:
@@ -69,6 +70,7 @@ class Runner:
         self.config = config
         self.state = "unloaded"
         self.context = Context(name)
+        self.context.order = index
         if queue is not None:
             self.context.bound(queue.max_size, queue.eviction_policy)
         interests = kernel.space.interests
@@ -76,14 +78,15 @@ class Runner:
         self.publisher = Publisher(self.context, interests, index)
         self.stop = threading.Event()
         self.thread: threading.Thread | None = None
-        self.loop: RealTimeLoop | None = None
+        self.loop: RealTimeLoop | SteppedLoop | None = None
         self.in_loop = False
         self.period: int | None = None
         self.cycle_time = 0
         self.start_time = 0
         self.work: Callable[[], None] | None = None
         self.keeps_inputs = component.drains_last
-        self.failed = False
+        self.failure: BaseException | None = None
+        self.parked = False  # waits for stop without a loop (wait_for_stop)
         self._sources: dict[str, Source] = {}
         self.api = RunApi(self)
 
@@ -95,11 +98,14 @@ class Runner:
         self.thread.start()
 
     def _main(self) -> None:
-        self.start_time = self.cycle_time = self.context.time = time.time_ns()
+        clock = self.kernel.clock
+        stepped = clock is not None and not self.component.is_real_time_only()
+        now = clock.time if clock is not None and stepped else time.time_ns()
+        self.start_time = self.cycle_time = self.context.time = now
         try:
             with self.context.active():
                 self.component.run(self.api)
-            if not self.stop.is_set():
+            if not self.stop.is_set() and self.failure is None:
                 _log.info("component '%s' finished", self.name)
         except Exception as error:
             self.fail(error)
@@ -109,11 +115,24 @@ class Runner:
                 self._withdraw()
             self.state = "stopped"
 
+    def settled(self, stepped: list[SteppedLoop]) -> bool:
+        """Ready for the first step: stepped, parked for good, finished, or on the wall clock."""
+        if self.component.is_real_time_only() or self.parked or self.thread is None:
+            return True
+        return not self.thread.is_alive() or self.loop in stepped
+
+    def request_stop(self) -> None:
+        """Stop this component: its loop returns at its next check (a parked one at once)."""
+        self.stop.set()
+        self.context.wake()
+        if isinstance(self.loop, SteppedLoop):
+            self.loop.wake()
+
     def fail(self, error: BaseException) -> None:
         """An exception escaped user code on this component's thread (runtime.md §2.4)."""
         text = "".join(traceback.format_exception(error)).rstrip()
         _log.error("component '%s' failed: %s\n%s", self.name, error, text)
-        self.failed = True
+        self.failure = error
         self.kernel.request_stop(EXIT_COMPONENT_FAILED)
 
     def _withdraw(self) -> None:
@@ -145,7 +164,8 @@ class Runner:
 
     def _fail_waiting_calls(self) -> None:
         """Calls still queued for this component's objects: ``ObjectGone`` for their callers."""
-        for function, args in self.context._queues[CALLS]:
+        lanes = self.context._queues[CALLS]
+        for function, args in [entry for key in sorted(lanes) for entry in lanes[key]]:
             target = getattr(function, "__self__", None)
             if isinstance(target, NativeObject) and function.__name__ == "_execute":
                 _, _, call, caller = args
@@ -181,19 +201,67 @@ class Runner:
     def exec_loop(self, period: int, work: Callable[[], None] | None, log_overruns: bool) -> None:
         self.work = work
         self.period = period
-        self.loop = RealTimeLoop(
+        self.in_loop = True
+        try:
+            clock = self.kernel.clock
+            if clock is not None and not self.component.is_real_time_only():
+                self._stepped(clock, period)
+            else:
+                self._real_time(period, log_overruns)
+        finally:
+            self.in_loop = False
+
+    def _real_time(self, period: int, log_overruns: bool) -> None:
+        loop = RealTimeLoop(
             self.name,
             period,
             stop=self.stop,
             log_overruns=log_overruns,
             tracers=self.kernel.tracers,
         )
-        self.in_loop = True
+        self.loop = loop
         self.start_time = time.time_ns()
+        loop.run(self.drain, self.update, self.commit, anchor=self.start_time)
+
+    def _stepped(self, clock: KernelClock, period: int) -> None:
+        """Parked between the kernel clock's commands (runtime.md §6.2)."""
+        tracers = self.kernel.tracers
+
+        def traced(zone: str, step: Callable[[int], Any]) -> Callable[[int], Any]:
+            def run(cycle_time: int) -> Any:
+                begin = time.perf_counter_ns()
+                result = step(cycle_time)
+                if tracers:
+                    tracers.zone(self.name, zone, begin, time.perf_counter_ns(), cycle_time)
+                return result
+
+            return run
+
+        loop = SteppedLoop(
+            self.name,
+            self.index,
+            period,
+            traced("drain", self.drain),
+            traced("update", self.update),
+            traced("commit", self.commit),
+            self.stop,
+            self.fail,
+        )
+        if self.kernel.parked_writes:  # the test kernel writes between steps (§3.4)
+            context = self.context
+            owner = context.thread
+
+            def park(parked: bool) -> None:
+                context.thread = None if parked else owner
+
+            loop.on_park = park
+        self.loop = loop
+        self.start_time = 0
+        clock.join(loop)
         try:
-            self.loop.run(self.drain, self.update, self.commit, anchor=self.start_time)
+            loop.run()
         finally:
-            self.in_loop = False
+            clock.leave(loop)
 
     # -- buses and monitoring --------------------------------------------------------------------
 
@@ -210,9 +278,13 @@ class Runner:
 
         loop = self.loop
         m = loop.snapshot() if loop is not None else LoopMonitoring(cycle_time=0)
-        timed = loop is not None
+        looped = loop is not None
+        timed = isinstance(loop, RealTimeLoop)  # deadlines exist only on the wall clock
 
         def ns(value: int | None) -> Duration | None:
+            return None if value is None or not looped else Duration(value)
+
+        def delay(value: int | None) -> Duration | None:
             return None if value is None or not timed else Duration(value)
 
         def count(value: int) -> int | None:
@@ -222,15 +294,15 @@ class Runner:
             name=self.name,
             group=self.group,
             requires_real_time=self.component.is_real_time_only(),
-            cycle_time=Duration(m.cycle_time) if timed else None,
+            cycle_time=Duration(m.cycle_time) if looped else None,
             object_count=len(self.context.objects),
             last_cycle_execution_cpu_time=ns(m.last.execution if m.last else None),
             last_cycle_component_cpu_time=ns(m.last.component if m.last else None),
             last_cycle_queued_work_cpu_time=ns(m.last.queued if m.last else None),
             worst_cycle_execution_cpu_time=ns(m.worst.execution if m.worst else None),
             worst_cycle_component_cpu_time=ns(m.worst.component if m.worst else None),
-            last_cycle_start_delay=ns(m.last_start_delay),
-            worst_start_delay=ns(m.worst_start_delay),
+            last_cycle_start_delay=delay(m.last_start_delay),
+            worst_start_delay=delay(m.worst_start_delay),
             overrun_count=count(m.overrun_count),
             missed_frame_count=count(m.missed_frame_count),
             overslept_count=count(m.overslept_count),
@@ -326,7 +398,12 @@ class RunApi:
 
     def wait_for_stop(self, timeout: float | None = None) -> bool:
         """Block the component's thread until it is asked to stop (a component without a loop)."""
-        return self._runner.stop.wait(timeout)
+        runner = self._runner
+        runner.parked = timeout is None
+        try:
+            return runner.stop.wait(timeout)
+        finally:
+            runner.parked = False
 
     def request_kernel_stop(self, code: int = 0) -> None:
         self._runner.kernel.request_stop(code)

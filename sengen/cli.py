@@ -18,6 +18,7 @@ from sengen.api import check
 from sengen.builder import build, generate, project_docs, write_artifact, write_docs
 from sengen.diagnostics import Diagnostic, has_errors, render_json, render_text
 from sengen.errors import InputError, UsageError
+from sengen.project import config_import_path
 from sengen.version import __version__
 
 if TYPE_CHECKING:
@@ -248,7 +249,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.print_config:
         sys.stdout.write(config.to_yaml())
         return EXIT_OK
-    _import_path(path)
+    config_import_path(path)
     try:
         kernel = Kernel(config)
     except PreloadError as error:
@@ -324,20 +325,6 @@ def _record_compare(args: argparse.Namespace) -> int:
     from sengen.recording import compare
 
     return compare(args.a, args.b, sys.stdout, sys.stderr)
-
-
-def _import_path(config: Path) -> None:
-    """The configuration's folder and, inside a project, the project directory go on the import
-    path (runtime.md §1.7); an output folder itself never does."""
-    from sengen.project import find_project
-
-    folders = [config.resolve().parent]
-    project = find_project(folders[0])
-    if project is not None:
-        folders.append(project.parent)
-    for folder in reversed(folders):
-        if str(folder) not in sys.path:
-            sys.path.insert(0, str(folder))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import tomllib
 from pathlib import Path
 
@@ -92,3 +93,15 @@ def load_project(directory: Path) -> Project:
         )
         raise _bad(pyproject, f"invalid [tool.sengen] table: {problems}") from None
     return Project(pyproject.parent, config)
+
+
+def config_import_path(config: Path) -> None:
+    """The configuration's folder and, inside a project, the project directory go on the import
+    path (runtime.md §1.7); an output folder itself never does."""
+    folders = [config.resolve().parent]
+    project = find_project(folders[0])
+    if project is not None:
+        folders.append(project.parent)
+    for folder in reversed(folders):
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))

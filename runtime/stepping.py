@@ -1,0 +1,285 @@
+"""Virtual time: the kernel clock, stepped components and the master's stepping (runtime.md §6).
+
+A stepped component's thread parks between commands of its kernel's :class:`KernelClock`:
+``process_no_flush(delta)`` advances the kernel time and has every due component drain and
+update in parallel (outputs stay buffered); ``flush_outputs()`` has them commit and reports the
+time to the next due component. :class:`Stepper` is the master's algorithm over any set of
+clocks (§6.3): the ``master`` object, the test kernel and ``sengen run --until`` all use it.
+Times are integer nanoseconds; no cycle is ever skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from sengen.runtime.realtime import CycleCost, LoopMonitoring
+
+_log = logging.getLogger("sengen.kernel")
+
+CYCLE, COMMIT = "cycle", "commit"
+
+
+class SteppedLoop:
+    """One stepped component: parked until its kernel clock orders a cycle or a commit."""
+
+    def __init__(
+        self,
+        name: str,
+        index: int,
+        period: int,
+        drain: Callable[[int], int],
+        update: Callable[[int], None],
+        commit: Callable[[int], None],
+        stop: threading.Event,
+        fail: Callable[[BaseException], None],
+    ) -> None:
+        self.name = name
+        self.index = index
+        self.period = period
+        self.due = 0
+        self.ran = False
+        self._drain, self._update, self._commit = drain, update, commit
+        self.stop = stop
+        self._fail = fail
+        self.on_park: Callable[[bool], None] | None = None  # told when it parks and resumes
+        self._go = threading.Semaphore(0)
+        self._lock = threading.Lock()
+        self._command: str | None = None
+        self._exited = False
+        self._done: threading.Semaphore | None = None
+        self._cpu = 0  # thread CPU of the cycle so far (drain + update)
+        self._component = 0
+        self._queued = 0
+        self._first = True
+        self.monitoring = LoopMonitoring(cycle_time=period)
+        self._monitor_lock = threading.Lock()
+
+    def order(self, command: str, done: threading.Semaphore) -> bool:
+        """Have the component run ``command``; False when it has already left."""
+        with self._lock:
+            if self._exited:
+                return False
+            self._command = command
+            self._done = done
+        self._go.release()
+        return True
+
+    def wake(self) -> None:
+        """A stop request: the parked thread returns from :meth:`run`."""
+        self._go.release()
+
+    def run(self) -> None:
+        """The component's thread until stop."""
+        park = self.on_park
+        try:
+            while True:
+                if park is not None:
+                    park(True)
+                self._go.acquire()
+                if park is not None:
+                    park(False)
+                with self._lock:
+                    command, self._command = self._command, None
+                    done = self._done
+                    if command is None and self.stop.is_set():
+                        return
+                if command is None:
+                    continue
+                assert done is not None
+                try:
+                    self._execute(command)
+                except Exception as error:
+                    # Reported before the clock is released, so that whoever stepped sees it.
+                    self._fail(error)
+                    return
+                finally:
+                    done.release()
+        finally:
+            with self._lock:
+                self._exited = True
+                if self._command is not None and self._done is not None:
+                    self._command = None
+                    self._done.release()  # never leave a clock waiting
+
+    def _execute(self, command: str) -> None:
+        cpu = time.thread_time_ns
+        due = self.due
+        if command == CYCLE:
+            c0 = cpu()
+            self._queued = self._drain(due)
+            c1 = cpu()
+            self._update(due)
+            c2 = cpu()
+            self._cpu, self._component = c2 - c0, c2 - c1
+            return
+        c0 = cpu()
+        self._commit(due)
+        cost = CycleCost(self._cpu + cpu() - c0, self._component, self._queued)
+        with self._monitor_lock:
+            m = self.monitoring
+            m.last = cost
+            if not self._first and (m.worst is None or cost.execution > m.worst.execution):
+                m.worst = cost
+        self._first = False
+
+    def snapshot(self) -> LoopMonitoring:
+        with self._monitor_lock:
+            m = self.monitoring
+            return LoopMonitoring(m.cycle_time, m.last, m.worst)
+
+
+class KernelClock:
+    """One kernel's virtual time and its stepped components (runtime.md §6.2)."""
+
+    def __init__(self) -> None:
+        self.time = 0
+        self._lock = threading.Lock()
+        self._stepped: list[SteppedLoop] = []  # in runner order
+        self._done = threading.Semaphore(0)
+        self.self_stepping = False  # virtualTimeRunning: nobody else may drive it
+        self.stepped_changed = threading.Event()
+        self.after_flush: Callable[[], None] | None = None  # the kernel clock object publishes
+
+    def join(self, loop: SteppedLoop) -> None:
+        """A component entering ``exec_loop``: first due at the next multiple of its period."""
+        with self._lock:
+            loop.due = -(-self.time // loop.period) * loop.period
+            self._stepped.append(loop)
+            self._stepped.sort(key=lambda s: s.index)
+        self.stepped_changed.set()
+
+    def leave(self, loop: SteppedLoop) -> None:
+        with self._lock:
+            if loop in self._stepped:
+                self._stepped.remove(loop)
+        self.stepped_changed.set()
+
+    def stepped(self) -> list[SteppedLoop]:
+        with self._lock:
+            return list(self._stepped)
+
+    def process_no_flush(self, delta: int) -> int:
+        """Advance by ``delta`` ns and cycle every due component (outputs stay buffered);
+        returns the wall time it took in ns."""
+        if delta < 0:
+            raise ValueError("time cannot go backwards")
+        begin = time.perf_counter_ns()
+        with self._lock:
+            self.time += delta
+            due = [s for s in self._stepped if not s.ran and s.due <= self.time]
+        self._all(due, CYCLE)
+        for loop in due:
+            loop.ran = True
+        return time.perf_counter_ns() - begin
+
+    def flush_outputs(self) -> int | None:
+        """Commit what the last ``process_no_flush`` ran; the time to the next due component,
+        or None when nothing is stepped."""
+        with self._lock:
+            ran = [s for s in self._stepped if s.ran]
+        self._all(ran, COMMIT)
+        for loop in ran:
+            loop.ran = False
+            loop.due += loop.period
+        if self.after_flush is not None:
+            self.after_flush()
+        with self._lock:
+            if not self._stepped:
+                return None
+            return max(0, min(s.due for s in self._stepped) - self.time)
+
+    def _all(self, loops: list[SteppedLoop], command: str) -> None:
+        done = self._done
+        ordered = sum(1 for loop in loops if loop.order(command, done))
+        for _ in range(ordered):
+            done.acquire()
+
+
+class Clock(Protocol):
+    """What the master steps: a kernel clock, local or (later) remote."""
+
+    def process_no_flush(self, delta: int) -> int: ...
+
+    def flush_outputs(self) -> int | None: ...
+
+    @property
+    def time(self) -> int: ...
+
+
+class Stepper:
+    """The master clock's algorithm (runtime.md §6.3) over the clocks ``clocks()`` returns."""
+
+    def __init__(self, clocks: Callable[[], Sequence[Clock]]) -> None:
+        self._clocks = clocks
+        self.kernel_time = 0
+        self.pending: int | None = 0
+        self.time = 0
+        self._lock = threading.Lock()  # one driver at a time
+
+    def _single_step(self, clocks: Sequence[Clock]) -> None:
+        delta = self.pending or 0
+        for clock in clocks:
+            clock.process_no_flush(delta)
+        found = [clock.flush_outputs() for clock in clocks]
+        self.kernel_time += delta
+        nexts = [n for n in found if n is not None]
+        self.pending = min(nexts) if nexts else None
+        self.time = self.kernel_time + (self.pending or 0)
+
+    def _refresh(self, clocks: Sequence[Clock]) -> None:
+        nexts = [n for n in (clock.flush_outputs() for clock in clocks) if n is not None]
+        self.pending = min(nexts) if nexts else None
+        if self.pending is not None:
+            self.time = self.kernel_time + self.pending
+
+    def step(self) -> int:
+        """One step; the wall time it took in ns."""
+        begin = time.perf_counter_ns()
+        with self._lock:
+            self._step()
+        return time.perf_counter_ns() - begin
+
+    def _step(self) -> None:
+        clocks = self._clocks()
+        if not clocks or self.pending is None:
+            self._refresh(clocks)
+            if not clocks or self.pending is None:
+                _log.warning("step: nothing to step (no kernel clock with a stepped component)")
+                return
+        self._single_step(clocks)
+
+    def steps(self, count: int) -> int:
+        begin = time.perf_counter_ns()
+        with self._lock:
+            for _ in range(count):
+                self._step()
+        return time.perf_counter_ns() - begin
+
+    def advance_time(
+        self,
+        duration: int,
+        progress: Callable[[int], None] | None = None,
+        cancel: Callable[[], bool] | None = None,
+    ) -> int:
+        """Every step whose time lies in ``[time, time + duration)``; the wall time in ns.
+        ``progress`` hears the time after each step; ``cancel`` can end it early."""
+        begin = time.perf_counter_ns()
+        with self._lock:
+            target = self.time + duration
+            while self.time < target and not (cancel is not None and cancel()):
+                clocks = self._clocks()
+                if not clocks or self.pending is None:
+                    self._refresh(clocks)
+                if not clocks or self.pending is None:
+                    self.kernel_time = self.time = target
+                    for clock in clocks:
+                        clock.process_no_flush(max(0, target - clock.time))
+                    break
+                self._single_step(clocks)
+                if progress is not None:
+                    progress(self.time)
+        return time.perf_counter_ns() - begin
