@@ -63,6 +63,7 @@ class Context:
         self.track_changes = False
         self.wakeup: threading.Event | None = None  # set by work-driven components
         self.changed: list[tuple[NativeObject, list[Prop]]] = []
+        self.emitted: list[tuple[NativeObject, EventMeta, tuple[Any, ...]]] = []
         # The bound of runtime.md §1.8 (0: unbounded). Droppable items are tracked by the
         # identity of their queue entry, with what to do when one is dropped.
         self.limit = 0
@@ -255,6 +256,8 @@ class Context:
             # After every flip, in emission order; stamped with the commit's time, so a
             # self-driven commit(time=t) carries t (runtime.md §5.3).
             emissions, self._emissions = self._emissions, []
+            if self.track_changes:
+                self.emitted.extend(emissions)
             time = self.time
             for obj, meta, args in emissions:
                 for connection in obj._event_subs.get(meta.stl_name, ()):

@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 _log = logging.getLogger("sengen.kernel")
 
 Batch = Callable[[list[Object]], None]
-# A change-log record for a recorder: (kind, producer time, object, class or event, values).
+# A change-log record for a recorder: (kind, producer time, object, class or event name,
+# values by STL name): "add" (full state), "set" (changed properties), "event" (arguments),
+# "remove".
 LogRecord = tuple[str, int, NativeObject, str, dict[str, Any]]
 
 
@@ -384,6 +386,10 @@ class Publisher:
         if changed:
             context.changed = []
             self._changed(changed)
+        if context.emitted:
+            emitted, context.emitted = context.emitted, []
+            if self._logs:
+                self._log_events(emitted)
         if self._fresh:
             fresh, self._fresh = self._fresh, []
             self.published.extend(fresh)
@@ -413,6 +419,16 @@ class Publisher:
         for interest, objects in affected.items():
             self._evaluate(interest, objects)
             self._sync(interest)
+
+    def _log_events(self, emitted: list[tuple[NativeObject, Any, tuple[Any, ...]]]) -> None:
+        """Change-log mode: every event of a logged object, behind its commit's changes."""
+        time = self.context.time
+        for obj, meta, args in emitted:
+            for subscription in self._logs.get(obj, ()):
+                named = {a.stl_name: v for a, v in zip(meta.args, args, strict=True)}
+                record: LogRecord = ("event", time, obj, meta.stl_name, named)
+                assert subscription.log is not None
+                subscription._discovery.context.post(subscription.log, record)
 
     def withdraw(self, objects: list[NativeObject]) -> None:
         """Tell every subscription that held them; forget them."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import platform
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,21 @@ if TYPE_CHECKING:
     from sengen.runtime.runner import RunApi
 
 IDLE_CYCLE = 0.5  # seconds between cycles without work
+PUBLISH_EVERY = 0.02  # seconds: the clocks' published time follows the steps at most this often
+
+
+def _throttled(wake: Callable[[], None]) -> Callable[[], None]:
+    """``wake`` at most every PUBLISH_EVERY: a cycle of the kernel component per step would cost
+    more than the step itself."""
+    last = [0.0]
+
+    def maybe() -> None:
+        now = time.monotonic()
+        if now - last[0] >= PUBLISH_EVERY:
+            last[0] = now
+            wake()
+
+    return maybe
 
 
 class KernelApiObject(KernelApiBase):
@@ -159,7 +175,7 @@ class KernelComponent(Component):
         clock = kernel.clock
         if clock is not None:
             self._publish_clocks(api, clock)
-            clock.after_flush = wakeup.set  # publish the new time at once
+            clock.after_flush = _throttled(wakeup.set)  # publish the new time soon
         running = clock is not None and clock.self_stepping
         pending: int | None = 0
         while not api.stop_requested():

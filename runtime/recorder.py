@@ -1,9 +1,9 @@
 """The shipped ``recorder`` component (runtime.md §9.2): every committed change to a file.
 
 Its subscriptions use the change-log mode: the owner of each matched object queues one record
-per commit (the changed properties), plus the object's addition (full state) and removal, into
-the recorder's work queue, where they are never dropped; events arrive through event
-connections on the proxies. Each cycle writes what its drain brought as one sorted batch; the
+per commit (the changed properties), one per event, and the object's addition (full state) and
+removal, into the recorder's work queue, where they are never dropped, in the order they
+happened. Each cycle writes what its drain brought as one sorted batch; the
 kernel gives the recorder one last drain after every other component has stopped, and unload
 writes that too and closes the files.
 """
@@ -19,8 +19,7 @@ from sengen.runtime import values
 from sengen.runtime.component import Component
 from sengen.runtime.discovery import LogRecord, Subscription
 from sengen.runtime.duration import Duration
-from sengen.runtime.events import Connection, EventInfo
-from sengen.runtime.meta import ClassMeta, EventMeta
+from sengen.runtime.meta import ClassMeta
 from sengen.runtime.objects import NativeObject, Object
 
 from sengen.recording import Record, RecordingWriter
@@ -57,14 +56,13 @@ class Recording:
         self.pending: list[Record] = []
         self._sequence = 0
         # The selection that records an object: one object matched by two selections is
-        # recorded once, and its events are heard through one set of connections.
+        # recorded once.
         self._holder: dict[NativeObject, int] = {}
-        self._listening: dict[Object, tuple[list[Connection], int]] = {}
 
     def start(self, api: RunApi) -> None:
         self.writer = RecordingWriter(Path(self.config.file), self.config.selections)
         for index, query in enumerate(self.config.selections):
-            subscription = api.select(query, self._added, self._removed, log=self._logger(index))
+            subscription = api.select(query, log=self._logger(index))
             self.subscriptions.append(subscription)
 
     def _logger(self, index: int) -> Callable[[LogRecord], None]:
@@ -82,40 +80,15 @@ class Recording:
         elif holder == index:
             if kind == "set":
                 self._add(time, kind, obj, {"values": _json_values(obj.META, found)})
+            elif kind == "event":
+                meta = obj.META.event(class_name)
+                assert meta is not None
+                types = {a.stl_name: a.type for a in meta.args}
+                named = {k: values.to_config(types[k], v) for k, v in found.items()}
+                self._add(time, kind, obj, {"event": class_name, "args": named})
             else:
                 del self._holder[obj]
                 self._add(time, kind, obj, {})
-
-    def _added(self, views: list[Object]) -> None:
-        for view in views:
-            held = self._listening.get(view)
-            if held is not None:
-                self._listening[view] = (held[0], held[1] + 1)
-                continue
-            connections = []
-            for meta in view.META.all_events:
-                connection = view._connect_event(meta, self._event_logger(view, meta), True)
-                connection.droppable = False  # a recording misses nothing in-process
-                connections.append(connection)
-            self._listening[view] = (connections, 1)
-
-    def _removed(self, views: list[Object]) -> None:
-        """An object that stops matching (or leaves) is no longer heard."""
-        for view in views:
-            connections, count = self._listening.pop(view, ([], 0))
-            if count > 1:
-                self._listening[view] = (connections, count - 1)
-                continue
-            for connection in connections:
-                connection.close()
-
-    def _event_logger(self, view: Object, meta: EventMeta) -> Callable[..., None]:
-        def record(info: EventInfo, *args: Any) -> None:
-            pairs = zip(meta.args, args, strict=True)
-            named = {a.stl_name: values.to_config(a.type, v) for a, v in pairs}
-            self._add(info.creation_time, "event", view, {"event": meta.stl_name, "args": named})
-
-        return record
 
     def _add(self, time: int, kind: str, obj: Object, data: dict[str, Any]) -> None:
         self._sequence += 1

@@ -10,6 +10,7 @@ Times are integer nanoseconds; no cycle is ever skipped.
 
 from __future__ import annotations
 
+import _thread
 import logging
 import threading
 import time
@@ -21,6 +22,32 @@ from sengen.runtime.realtime import CycleCost, LoopMonitoring
 _log = logging.getLogger("sengen.kernel")
 
 CYCLE, COMMIT = "cycle", "commit"
+
+
+class Countdown:
+    """The clock's wait for N components: the last one to arrive opens it. Raw locks, not
+    ``threading.Semaphore``: a step is two rendezvous per component, on the hot path."""
+
+    __slots__ = ("_count", "_counter", "_open")
+
+    def __init__(self) -> None:
+        self._counter = _thread.allocate_lock()
+        self._open = _thread.allocate_lock()
+        self._open.acquire()
+        self._count = 0
+
+    def expect(self, count: int) -> None:
+        self._count = count
+
+    def arrive(self) -> None:
+        with self._counter:
+            self._count -= 1
+            last = self._count == 0
+        if last:
+            self._open.release()
+
+    def wait(self) -> None:
+        self._open.acquire()
 
 
 class SteppedLoop:
@@ -46,11 +73,12 @@ class SteppedLoop:
         self.stop = stop
         self._fail = fail
         self.on_park: Callable[[bool], None] | None = None  # told when it parks and resumes
-        self._go = threading.Semaphore(0)
+        self._go = _thread.allocate_lock()  # held while parked; released to wake the thread
+        self._go.acquire()
         self._lock = threading.Lock()
         self._command: str | None = None
         self._exited = False
-        self._done: threading.Semaphore | None = None
+        self._done: Countdown | None = None
         self._cpu = 0  # thread CPU of the cycle so far (drain + update)
         self._component = 0
         self._queued = 0
@@ -58,25 +86,32 @@ class SteppedLoop:
         self.monitoring = LoopMonitoring(cycle_time=period)
         self._monitor_lock = threading.Lock()
 
-    def order(self, command: str, done: threading.Semaphore) -> bool:
+    def order(self, command: str, done: Countdown) -> bool:
         """Have the component run ``command``; False when it has already left."""
         with self._lock:
             if self._exited:
                 return False
             self._command = command
             self._done = done
-        self._go.release()
+            if self._go.locked():
+                self._go.release()
         return True
 
     def wake(self) -> None:
         """A stop request: the parked thread returns from :meth:`run`."""
-        self._go.release()
+        with self._lock:
+            if self._go.locked():
+                self._go.release()
 
     def run(self) -> None:
         """The component's thread until stop."""
         park = self.on_park
         try:
             while True:
+                # A stop that came while a command ran found the lock already released: look
+                # before parking (a stop after this look releases the lock and wakes us).
+                if self.stop.is_set():
+                    return
                 if park is not None:
                     park(True)
                 self._go.acquire()
@@ -97,13 +132,13 @@ class SteppedLoop:
                     self._fail(error)
                     return
                 finally:
-                    done.release()
+                    done.arrive()
         finally:
             with self._lock:
                 self._exited = True
                 if self._command is not None and self._done is not None:
                     self._command = None
-                    self._done.release()  # never leave a clock waiting
+                    self._done.arrive()  # never leave a clock waiting
 
     def _execute(self, command: str) -> None:
         cpu = time.thread_time_ns
@@ -139,7 +174,7 @@ class KernelClock:
         self.time = 0
         self._lock = threading.Lock()
         self._stepped: list[SteppedLoop] = []  # in runner order
-        self._done = threading.Semaphore(0)
+        self._done = Countdown()
         self.self_stepping = False  # virtualTimeRunning: nobody else may drive it
         self.stepped_changed = threading.Event()
         self.after_flush: Callable[[], None] | None = None  # the kernel clock object publishes
@@ -193,10 +228,17 @@ class KernelClock:
             return max(0, min(s.due for s in self._stepped) - self.time)
 
     def _all(self, loops: list[SteppedLoop], command: str) -> None:
+        if not loops:
+            return
         done = self._done
-        ordered = sum(1 for loop in loops if loop.order(command, done))
-        for _ in range(ordered):
-            done.acquire()
+        # One more than the components: the clock's own arrival, after ordering them all,
+        # opens the wait when every ordered component has already answered (or none could).
+        done.expect(len(loops) + 1)
+        for loop in loops:
+            if not loop.order(command, done):
+                done.arrive()
+        done.arrive()
+        done.wait()
 
 
 class Clock(Protocol):

@@ -9,6 +9,7 @@ import logging
 import os
 import signal
 import sys
+import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -258,8 +259,36 @@ def _run(args: argparse.Namespace) -> int:
     if args.check:
         return EXIT_OK
     _configure_logging(config.kernel.log_config)
+    progress = _Progress(until.ns) if until is not None and sys.stderr.isatty() else None
     with _signals(kernel):
-        return kernel.run(until)
+        code = kernel.run(until, progress if kernel.clock is not None else None)
+    if progress is not None:
+        progress.end()
+    return code
+
+
+class _Progress:
+    """A one-line progress bar on the terminal for long virtual-time runs."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.shown = 0.0
+        self.drawn = False
+
+    def __call__(self, now: int) -> None:
+        moment = time.monotonic()
+        if moment - self.shown < 0.2:
+            return
+        self.shown = moment
+        share = min(now / self.target, 1.0) if self.target else 1.0
+        bar = "#" * int(share * 30)
+        sys.stderr.write(f"\rvirtual time [{bar:<30}] {now / 1e9:.3f} s of {self.target / 1e9:g} s")
+        sys.stderr.flush()
+        self.drawn = True
+
+    def end(self) -> None:
+        if self.drawn:
+            sys.stderr.write("\n")
 
 
 _LEVELS = {

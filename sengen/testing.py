@@ -52,7 +52,7 @@ class TestKernel:
                 config.kernel.run_mode,
             )
             config.kernel.run_mode = "virtualTime"
-        parts = [(c[0], c[1], c[2] if len(c) == 3 else 1) for c in components]  # type: ignore[misc]
+        parts = [(c[0], c[1], c[2] if len(c) == 3 else 1) for c in components]
         self.kernel = Kernel(config, parts)
         self.kernel.parked_writes = True
         self._stepper = self.kernel.stepper()
@@ -143,7 +143,7 @@ class TestKernel:
     def __enter__(self) -> TestKernel:
         return self
 
-    def __exit__(self, *_: object) -> None:
+    def __exit__(self, *_: Any) -> None:  # (`object` is a method name here)
         self.close()
 
     def _failed(self) -> bool:

@@ -222,3 +222,12 @@ def test_until_runs_that_long_and_start_stop_runs_briefly(project: Path) -> None
     smoke = _run("two.yaml", "--start-stop", cwd=project)
     assert smoke.returncode == 0, smoke.stderr
     assert time.monotonic() - begin < 15  # 100 ms of running, plus start-up and imports
+
+
+def test_sengen_run_until_under_virtual_time_needs_no_wall_clock_wait(project: Path) -> None:
+    (project / "virtual.yaml").write_text("kernel: {runMode: virtualTime}\n" + TWO_RATES)
+    begin = time.monotonic()
+    ran = _run("virtual.yaml", "--until", "60s", cwd=project)
+    assert ran.returncode == 0, ran.stderr
+    assert time.monotonic() - begin < 30  # 60 s of virtual time
+    assert "Traceback" not in ran.stderr

@@ -129,7 +129,7 @@ def test_test_code_writes_between_steps_and_it_is_committed_at_the_next_step(
     owner = Owner(impls, counting=False)
     with TestKernel([("owner", owner)]) as tk:
         tk.step()
-        sensor = tk.object("local.v.s")
+        sensor: Any = tk.object("local.v.s")
         sensor.set_next_setpoint(4.5)  # the owner is parked: allowed (runtime.md §3.4)
         assert sensor.setpoint == 0.0
         tk.step()
@@ -302,3 +302,26 @@ def test_the_master_object_steps_its_own_kernel_through_a_call() -> None:
         assert master.time.ns == 133_333_332  # published at the kernel component's commit
     finally:
         kernel.shutdown()
+
+
+@pytest.mark.parametrize(
+    "kernel_yaml",
+    [
+        "kernel: {runMode: virtualTime}\n",
+        "kernel: {runMode: virtualTime, clockMaster: true}\n",
+        "kernel: {runMode: virtualTimeRunning}\n",
+    ],
+    ids=["direct", "master", "running"],
+)
+def test_c15_until_under_virtual_time_reaches_it_without_waiting(kernel_yaml: str) -> None:
+    ticker = Ticker(100_000_000)
+    kernel = Kernel(load_config_text(kernel_yaml), [("t", ticker, 1)])
+    begin = time.monotonic()
+    assert kernel.run(Duration.parse("20 s")) == 0
+    assert time.monotonic() - begin < 15  # 20 s of virtual time, far less of wall time
+    assert ticker.times[:2] == [0, 100_000_000]
+    assert ticker.times == [k * 100_000_000 for k in range(len(ticker.times))]
+    if "Running" in kernel_yaml:
+        assert ticker.times[-1] >= 19_900_000_000
+    else:  # every cycle due in [0, 20 s): exactly 200
+        assert len(ticker.times) == 200
