@@ -56,3 +56,23 @@ def test_school_demo_runs_the_generated_classes() -> None:
     assert lines.count("  head hears: Ada enrolled") == 1
     assert "answers: [('Ada', True), ('Alan', True), ('Ada', False)]" in lines
     assert lines[-1] == "room 12 taught by Ms Lee: ['Ada', 'Alan']"
+
+
+def test_the_readme_test_kernel_example_passes(tmp_path: Path) -> None:
+    """The README's example test of a user component runs as written, with the fixture of
+    sengen's pytest plugin."""
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    start = readme.index("  ```python\n  from sengen.runtime.component")
+    block = readme[start + len("  ```python\n") :]
+    block = block[: block.index("  ```\n")]
+    (tmp_path / "test_example.py").write_text("\n".join(line[2:] for line in block.splitlines()))
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_example.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 passed" in result.stdout
