@@ -27,7 +27,6 @@ import argparse
 import contextlib
 import cProfile
 import gc
-import importlib
 import io
 import json
 import os
@@ -43,9 +42,9 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any
 
+import fixture
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
-FIXTURE = REPO_ROOT / "bench" / "stl"
-FIXTURE_PACKAGE = "bench_types"
 GENERATED_ROOT = "sengen_bench_gen"  # the root package of the generated fixture
 # The corpus layout (include roots, FOM files) is shared with the tests.
 sys.path.insert(0, str(REPO_ROOT / "tests"))
@@ -145,19 +144,7 @@ def build_benchmark(noop_repeat: int) -> BuildFigures:
 
 
 def generate_fixture(base: Path) -> Any:
-    """Generate ``bench/stl/bench_types`` below ``base`` and import its module (typed as Any:
-    the generated code does not exist when mypy checks this file)."""
-    import sengen
-
-    result = sengen.generate(
-        [FIXTURE / FIXTURE_PACKAGE], output=base / GENERATED_ROOT, include_paths=[FIXTURE]
-    )
-    errors = [d.format() for d in result.diagnostics if d.is_error]
-    if errors or not result.ok:
-        raise SystemExit(f"bench: the fixture does not build: {errors}")
-    sys.path.insert(0, str(base))
-    importlib.invalidate_caches()
-    return importlib.import_module(f"{GENERATED_ROOT}.{FIXTURE_PACKAGE}.bench")
+    return fixture.generate_fixture(base, GENERATED_ROOT)
 
 
 @dataclass

@@ -27,7 +27,6 @@ run is bounded by ``until`` and stopped by its components once their window is m
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import statistics
 import sys
@@ -39,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import fixture
 from sengen.runtime import Duration, set_checks
 from sengen.runtime.component import Component
 from sengen.runtime.config import load_config_text
@@ -46,8 +46,6 @@ from sengen.runtime.kernel import Kernel
 from sengen.runtime.runner import RunApi
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-FIXTURE = REPO_ROOT / "bench" / "stl"
-FIXTURE_PACKAGE = "bench_types"
 GENERATED_ROOT = "sengen_bench_kernel_gen"  # the root package of the generated fixture
 PROBE = "bench_types.Probe"
 
@@ -68,19 +66,7 @@ KERNEL_BOUND_S = 30.0  # a kernel run never lasts longer than its window plus th
 
 
 def generate_fixture(base: Path) -> Any:
-    """Generate ``bench/stl/bench_types`` below ``base`` and import its module (typed as Any:
-    the generated code does not exist when mypy checks this file)."""
-    import sengen
-
-    result = sengen.generate(
-        [FIXTURE / FIXTURE_PACKAGE], output=base / GENERATED_ROOT, include_paths=[FIXTURE]
-    )
-    errors = [d.format() for d in result.diagnostics if d.is_error]
-    if errors or not result.ok:
-        raise SystemExit(f"bench: the fixture does not build: {errors}")
-    sys.path.insert(0, str(base))
-    importlib.invalidate_caches()
-    return importlib.import_module(f"{GENERATED_ROOT}.{FIXTURE_PACKAGE}.bench")
+    return fixture.generate_fixture(base, GENERATED_ROOT)
 
 
 @dataclass

@@ -21,7 +21,6 @@ of the run, as bench/kernel.py does. ``--quick`` uses 500 steps and a 10 s run.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 import tempfile
 import threading
@@ -31,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import fixture
 from sengen.runtime import Duration
 from sengen.runtime.component import Component
 from sengen.runtime.config import load_config_text
@@ -40,8 +40,6 @@ from sengen.runtime.runner import RunApi
 from sengen.testing import TestKernel
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-FIXTURE = REPO_ROOT / "bench" / "stl"
-FIXTURE_PACKAGE = "bench_types"
 GENERATED_ROOT = "sengen_bench_virtual_gen"  # the root package of the generated fixture
 
 STEP_GOAL = 0.5  # of the floor's step rate
@@ -60,19 +58,7 @@ JOIN_TIMEOUT_S = 10.0
 
 
 def generate_fixture(base: Path) -> Any:
-    """Generate ``bench/stl/bench_types`` below ``base`` and import its module (typed as Any:
-    the generated code does not exist when mypy checks this file)."""
-    import sengen
-
-    result = sengen.generate(
-        [FIXTURE / FIXTURE_PACKAGE], output=base / GENERATED_ROOT, include_paths=[FIXTURE]
-    )
-    errors = [d.format() for d in result.diagnostics if d.is_error]
-    if errors or not result.ok:
-        raise SystemExit(f"bench: the fixture does not build: {errors}")
-    sys.path.insert(0, str(base))
-    importlib.invalidate_caches()
-    return importlib.import_module(f"{GENERATED_ROOT}.{FIXTURE_PACKAGE}.bench")
+    return fixture.generate_fixture(base, GENERATED_ROOT)
 
 
 def changing_class(module: Any) -> Any:

@@ -108,14 +108,20 @@ class Stubborn(Still):
 Step = Callable[[RunApi], bool]
 
 
-def make_package(folder: Path, root: str) -> Iterator[ModuleType]:
-    """Generate ``kbus`` into ``folder/<root>`` with ``<root>_impls.py`` beside it, on sys.path;
-    yields the implementation module. Each test module uses its own ``root``: one registry scope
-    per generated tree, so the trees never clash."""
-    (folder / "stl" / "kbus").mkdir(parents=True)
-    (folder / "stl" / "kbus" / "kbus.stl").write_text(STL)
+def make_package(
+    folder: Path,
+    root: str,
+    package: str = "kbus",
+    stl: str = STL,
+    implementations: str = IMPLEMENTATIONS,
+) -> Iterator[ModuleType]:
+    """Generate STL ``package`` (``kbus`` by default) into ``folder/<root>`` with
+    ``<root>_impls.py`` beside it, on sys.path; yields the implementation module. Each test
+    module uses its own ``root``: one registry scope per generated tree, so trees never clash."""
+    (folder / "stl" / package).mkdir(parents=True)
+    (folder / "stl" / package / f"{package}.stl").write_text(stl)
     assert sengen.generate([folder / "stl"], output=folder / root).ok
-    (folder / f"{root}_impls.py").write_text(IMPLEMENTATIONS.replace("{root}", root))
+    (folder / f"{root}_impls.py").write_text(implementations.replace("{root}", root))
     sys.path.insert(0, str(folder))
     try:
         yield importlib.import_module(f"{root}_impls")

@@ -18,10 +18,8 @@ differ: the comparison can fail.
 
 from __future__ import annotations
 
-import importlib
 import io
 import random
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -31,11 +29,11 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from kernel_support import make_package
 from sengen.runtime.component import Component
 from sengen.runtime.config import load_config_text
 from sengen.runtime.runner import RunApi
 
-import sengen
 from sengen.recording import compare, read_recording
 from sengen.testing import TestKernel
 
@@ -108,18 +106,7 @@ class SpawnImpl(SpawnBase):
 
 @pytest.fixture(scope="module")
 def impls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
-    folder = tmp_path_factory.mktemp("det")
-    (folder / "stl" / "det").mkdir(parents=True)
-    (folder / "stl" / "det" / "det.stl").write_text(STL)
-    assert sengen.generate([folder / "stl"], output=folder / ROOT).ok
-    (folder / f"{ROOT}_impls.py").write_text(IMPLEMENTATIONS.replace("{root}", ROOT))
-    sys.path.insert(0, str(folder))
-    try:
-        yield importlib.import_module(f"{ROOT}_impls")
-    finally:
-        sys.path.remove(str(folder))
-        for name in [n for n in sys.modules if n == f"{ROOT}_impls" or n.startswith(ROOT)]:
-            del sys.modules[name]
+    yield from make_package(tmp_path_factory.mktemp("det"), ROOT, "det", STL, IMPLEMENTATIONS)
 
 
 # -- perturbation: never feeds the model ------------------------------------------------------
