@@ -16,7 +16,7 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from sengen.runtime.meta import ClassMeta
 from sengen.runtime.objects import NativeObject, Object
@@ -47,6 +47,17 @@ def build_query(cls: object, bus: str, where: str | None = None) -> Query:
         raise TypeError(f"expected a generated class, a qualified class name or '*', got {cls!r}")
     text = f"SELECT {name} FROM {bus}"
     return parse_query(text if where is None else f"{text} WHERE {where}")
+
+
+class RemoteOwner(Protocol):
+    """An object of another process as the transport holds it (``remote.RemoteHandle``)."""
+
+    def view_for(self, context: Context) -> Object:
+        """A new proxy of the object for the component of ``context``."""
+        ...
+
+
+Owner = NativeObject | RemoteOwner
 
 
 class Interest:
@@ -84,7 +95,7 @@ class Subscription:
         self._on_removed = on_removed
         self.log = log  # change-log mode (the recorder): one record per owner commit
         self._objects: list[Object] = []
-        self._by_owner: dict[NativeObject, Object] = {}
+        self._by_owner: dict[Owner, Object] = {}
         self.closed = False
         self._waiters: list[tuple[int, Callable[[], None]]] = []
 
@@ -176,7 +187,7 @@ class Delivery(NamedTuple):
 
     adding: bool
     subscription: Subscription
-    obj: NativeObject
+    obj: Owner
     order: tuple[int, int]  # (owner runner index, registration sequence): the canonical order
 
 
@@ -184,13 +195,15 @@ class Discovery:
     """The subscriber's side of one component: its subscriptions, the deliveries waiting for its
     drain, and one proxy per (component, object) shared by its subscriptions."""
 
+    forwarded = False  # True for the subscriptions the transport holds for another process
+
     def __init__(self, context: Context, space: Interests) -> None:
         self.context = context
         self.space = space
         self.subscriptions: list[Subscription] = []
         self._inbox: deque[Delivery] = deque()  # other components append, any thread
         self._own: list[Delivery] = []  # deliveries of this component's own objects
-        self._held: dict[NativeObject, tuple[Object, int]] = {}
+        self._held: dict[Owner, tuple[Object, int]] = {}
 
     def subscribe(
         self,
@@ -261,13 +274,15 @@ class Discovery:
             if subscription in touched:
                 subscription._apply(*touched[subscription])
 
-    def _acquire(self, owner: NativeObject) -> Object:
+    def _acquire(self, owner: Owner) -> Object:
         held = self._held.get(owner)
         if held is not None:
             self._held[owner] = (held[0], held[1] + 1)
             return held[0]
         view: Object
-        if owner._ctx is self.context:
+        if not isinstance(owner, NativeObject):
+            view = owner.view_for(self.context)
+        elif owner._ctx is self.context:
             view = owner
         else:
             local, _ = registry.proxies(owner.META)
@@ -275,7 +290,7 @@ class Discovery:
         self._held[owner] = (view, 1)
         return view
 
-    def release(self, owner: NativeObject) -> None:
+    def release(self, owner: Owner) -> None:
         view, count = self._held[owner]
         if count > 1:
             self._held[owner] = (view, count - 1)
@@ -466,6 +481,9 @@ class Interests:
         self._lock = threading.Lock()
         self._by_bus: dict[str, dict[str, Interest]] = {}
         self.publishers: list[Publisher] = []
+        # The transport: told of every subscription opened (True) and closed (False), outside
+        # the lock, so that it can carry interests to other processes.
+        self.listener: Callable[[Subscription, bool], None] | None = None
 
     def subscribe(
         self,
@@ -484,8 +502,11 @@ class Interests:
             subscription = Subscription(discovery, interest, on_added, on_removed, log)
             interest.subscriptions.append(subscription)
             publishers = list(self.publishers)
+            listener = self.listener
         for publisher in publishers:
             publisher.context.post(publisher.interest_arrived, interest)
+        if listener is not None:
+            listener(subscription, True)
         return subscription
 
     def unsubscribe(self, subscription: Subscription) -> None:
@@ -498,12 +519,21 @@ class Interests:
                 if table.get(interest.text) is interest:
                     del table[interest.text]
             publishers = list(self.publishers)
+            listener = self.listener
         for publisher in publishers:
             publisher.context.post(publisher.forget, subscription)
+        if listener is not None:
+            listener(subscription, False)
 
     def subscriptions_of(self, interest: Interest) -> list[Subscription]:
         with self._lock:
             return list(interest.subscriptions)
+
+    def subscriptions(self) -> list[Subscription]:
+        """Every open subscription of the process, by bus then query text."""
+        with self._lock:
+            tables = [self._by_bus[bus] for bus in sorted(self._by_bus)]
+            return [s for t in tables for text in sorted(t) for s in t[text].subscriptions]
 
     def interests_on(self, buses: set[str | None]) -> list[Interest]:
         with self._lock:

@@ -49,8 +49,12 @@ EXIT_BAD_CONFIG = 1
 SHIPPED: dict[str, str] = {
     "recorder": "sengen.runtime.recorder:Recorder",
     "tracer": "sengen.runtime.tracer_component:TracerComponent",
+    "shell": "sengen.runtime.shell:Shell",
+    "transport": "sengen.runtime.transport:Transport",
+    "zenoh": "sengen.runtime.transport:Transport",
+    "ether": "sengen.runtime.transport:Transport",
 }
-LATER = ("shell", "transport", "zenoh", "ether")
+LATER = ("shell",)
 START_AND_STOP = Duration(100_000_000)  # how long runMode startAndStop runs (runtime.md §6.6)
 
 

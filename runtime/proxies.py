@@ -187,6 +187,9 @@ class RemoteEndpoint(Protocol):
 
     def unsubscribe_event(self, proxy: RemoteProxy, event: EventMeta) -> None: ...
 
+    def release(self, proxy: RemoteProxy) -> None:
+        """The proxy's component no longer holds it: stop feeding it."""
+
 
 class RemoteProxy(Object):
     """A view of an object owned by another process. Updates, results and events arrive on
@@ -285,13 +288,14 @@ class RemoteProxy(Object):
     def _receive_event(self, stl_name: str, args: tuple[Any, ...], creation_time: int) -> None:
         self._events_in.append((stl_name, args, creation_time))
 
-    def _receive_removed(self) -> None:
-        """The owner withdrew the object or its process was lost: pending calls fail."""
+    def _receive_removed(self, error: BaseException | None = None) -> None:
+        """The owner withdrew the object or its process was lost: pending calls fail with
+        ``error`` (``ObjectGone`` for the object by default)."""
         object.__setattr__(self, "_gone", True)
         with self._lock:
             pending, self._pending = dict(self._pending), {}
         for call, caller in pending.values():
-            completed(caller, call, None, gone(self._address))
+            completed(caller, call, None, error or gone(self._address))
 
     # -- the subscriber's drain -------------------------------------------------------------------
 
@@ -312,6 +316,11 @@ class RemoteProxy(Object):
             stl_name, args, created = events.popleft()
             for subscription in tuple(self._subscribed.get(stl_name, ())):
                 subscription._run(args, created)
+
+    def _close(self) -> None:
+        """Stop refreshing (the subscriber dropped its last subscription, or stopped)."""
+        self._ctx.drop_proxy(self)
+        self._endpoint.release(self)
 
     def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Connection:
         return self._changes.add(key, Connection(self._ctx, callback, self._changes.remove))

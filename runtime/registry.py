@@ -136,6 +136,11 @@ class Registry:
             raise RegistryError(f"class name '{name}' is ambiguous: {names}")
         return found[0] if found else None
 
+    def knows_class(self, qualified: str) -> bool:
+        """Whether any scope registered a class of that qualified name."""
+        with self._lock:
+            return any(name == qualified for _, name in self._classes)
+
     def by_hash(self, qualified: str, type_hash: int) -> ClassEntry | None:
         """The local class matching a remote publication's name and structural hash."""
         for (_, name), entry in sorted(self._classes.items()):

@@ -20,7 +20,7 @@ import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from sengen.runtime.buses import Source
+from sengen.runtime.buses import BusSpace, Source
 from sengen.runtime.calls import completed
 from sengen.runtime.component import Component
 from sengen.runtime.config.models import QueueConfig
@@ -427,6 +427,11 @@ class RunApi:
 
     def get_source(self, bus: str) -> Source:
         return self._runner.source(bus)
+
+    @property
+    def bus_space(self) -> BusSpace:
+        """Every bus of the process: for shipped components that bridge them (the transport)."""
+        return self._runner.kernel.space
 
     def select(
         self,

@@ -1,0 +1,387 @@
+"""Both ends of an object crossing a process boundary (runtime.md §8.1), transport-neutral.
+
+On the producer's side an :class:`Outbox` per remote process holds one subscription per
+interest that process announced. Its subscriptions use the change-log mode of the owners'
+publishers, run at once on the owner's thread (:class:`ImmediateContext`): the full state when an
+object starts matching, the changed properties of each commit, the events and the removal, all
+in the owner's commit order, so the frames leave in an order in which the snapshot always
+precedes the updates and a call's result follows the updates of its commit.
+
+On the subscriber's side a :class:`RemoteHandle` per remote object holds its last known state
+and feeds the :class:`~sengen.runtime.proxies.RemoteProxy` of every component that holds it;
+the handle is what the subscriber's ``Discovery`` receives as the object's owner.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from sengen.runtime import wire
+from sengen.runtime.calls import Call
+from sengen.runtime.codec import ClassCodec
+from sengen.runtime.context import Context
+from sengen.runtime.discovery import Delivery, Discovery, Interests, LogRecord, Subscription
+from sengen.runtime.errors import CallDropped, CallError, CallFailed, CallTimeout, ObjectGone
+from sengen.runtime.meta import ClassMeta, EventMeta, MethodMeta, PropertyMeta
+from sengen.runtime.objects import NativeObject, Object, route_call
+from sengen.runtime.proxies import RemoteProxy
+from sengen.runtime.query import Query
+from sengen.runtime.registry import ClassEntry
+
+Send = Callable[[bytes, str], object]  # (frame, what it carries, for a refusal's message)
+
+
+@functools.cache
+def class_codec(meta: ClassMeta) -> ClassCodec:
+    return ClassCodec(meta)
+
+
+class ImmediateContext(Context):
+    """The context of subscriptions held for another process: what an owner posts to it runs at
+    once on the owner's thread, so that the frames leave in the owner's commit order."""
+
+    def post_kind(self, kind: int, function: Callable[..., Any], *args: Any) -> None:
+        function(*args)
+
+
+class _RemoteDiscovery(Discovery):
+    """No proxies for another process's subscriptions: the change log carries every fact."""
+
+    forwarded = True
+
+    def deliver(self, delivery: Delivery, own: bool) -> None:
+        pass
+
+
+# -- the producer's side --------------------------------------------------------------------------
+
+
+class Outbox:
+    """What this process shows one remote process: the objects matching its interests."""
+
+    def __init__(self, sender: str, space: Interests, send: Send) -> None:
+        self.sender = sender
+        self._send = send
+        self._discovery = _RemoteDiscovery(ImmediateContext("transport"), space)
+        self._subscriptions: dict[int, Subscription] = {}
+        self._holders: dict[NativeObject, list[int]] = {}  # which interests hold an object
+        self._exposed: dict[int, NativeObject] = {}  # by object id: what calls may reach
+        self._lock = threading.Lock()
+
+    def open(self, iid: int, query: Query) -> None:
+        """Interest ``iid`` of the remote process: the owners evaluate it from their next drain."""
+        with self._lock:
+            if iid in self._subscriptions:
+                return  # announced again (history and live, or a reconnection)
+            # Registered before the owners can answer: their records check it.
+            self._subscriptions[iid] = subscription = self._discovery.subscribe(
+                query, log=functools.partial(self._record, iid)
+            )
+        del subscription
+
+    def close(self, iid: int) -> None:
+        with self._lock:
+            subscription = self._subscriptions.pop(iid, None)
+            for obj, iids in list(self._holders.items()):
+                if iid in iids:
+                    iids.remove(iid)
+                    if not iids:
+                        del self._holders[obj]
+                        self._exposed.pop(obj.id, None)
+        if subscription is not None:
+            subscription.close()
+
+    def close_all(self) -> None:
+        for iid in list(self._subscriptions):
+            self.close(iid)
+
+    def target(self, oid: int) -> NativeObject | None:
+        with self._lock:
+            return self._exposed.get(oid)
+
+    def _record(self, iid: int, record: LogRecord) -> None:
+        """An owner's change-log record, on the owner's thread."""
+        kind, time, obj, name, values = record
+        with self._lock:
+            if iid not in self._subscriptions:
+                return  # closed while the owner was answering
+            holders = self._holders.get(obj)
+            if kind == "add":
+                if holders is None:
+                    holders = self._holders[obj] = []
+                    self._exposed[obj.id] = obj
+                if iid not in holders:
+                    holders.append(iid)
+                self._added(iid, time, obj, values)
+            elif kind == "remove":
+                if holders is not None and iid in holders:
+                    holders.remove(iid)
+                    if not holders:
+                        del self._holders[obj]
+                        self._exposed.pop(obj.id, None)
+                self._send(wire.Removed(self.sender, iid, obj.id).encode(), obj._address)
+            elif holders and holders[0] == iid:  # one copy per object, whatever the interests
+                if kind == "set":
+                    self._changed(time, obj, values)
+                else:
+                    self._emitted(time, obj, name, values)
+
+    def _added(self, iid: int, time: int, obj: NativeObject, state: dict[str, Any]) -> None:
+        meta = obj.META
+        bus = obj.bus or ""
+        payload = class_codec(meta).encode_properties(state)
+        frame = wire.Added(
+            self.sender, iid, obj.id, time, bus, obj.name, meta.qualified_name,
+            meta.type_hash, payload,
+        )  # fmt: skip
+        self._send(frame.encode(), obj._address)
+
+    def _changed(self, time: int, obj: NativeObject, values: dict[str, Any]) -> None:
+        payload = class_codec(obj.META).encode_properties(values)
+        where = f"{obj._address} ({', '.join(values)})"
+        self._send(wire.Changed(self.sender, obj.id, time, payload).encode(), where)
+
+    def _emitted(self, time: int, obj: NativeObject, name: str, named: dict[str, Any]) -> None:
+        meta = obj.META.event(name)
+        assert meta is not None
+        args = tuple(named[a.stl_name] for a in meta.args)
+        payload = class_codec(obj.META).encode_event(name, args)
+        frame = wire.Emitted(self.sender, obj.id, time, payload)
+        self._send(frame.encode(), f"{obj._address}.{name}")
+
+    # -- calls from the remote process --------------------------------------------------------
+
+    def invoke(self, frame: wire.Invoke) -> None:
+        """Run a remote call on the owner, as a proxy call from outside any component would."""
+        target = self.target(frame.oid)
+        if target is None:
+            self.reply(frame.call_id, None, None, ObjectGone(f"object {frame.oid:#x} is not known"))
+            return
+        codec = class_codec(target.META)
+        member: MethodMeta | PropertyMeta | None
+        try:
+            if frame.setter:
+                values = codec.decode_properties(frame.payload)
+                if len(values) != 1:
+                    raise ValueError("a setter call carries exactly one property")
+                ((name, value),) = values.items()
+                member = target.META.property(name)
+                args: tuple[Any, ...] = (value,)
+            else:
+                name, args = codec.decode_call(frame.payload)
+                member = target.META.method(name)
+        except ValueError as error:
+            self.reply(frame.call_id, None, None, CallFailed("InvalidCall", str(error)))
+            return
+        assert member is not None
+        refusal = _refusal(target, member)
+        if refusal is not None:
+            self.reply(frame.call_id, None, None, refusal)
+            return
+        call: Call[Any] = Call(f"{target._address}.{member.stl_name}")
+        call.add_done_callback(lambda done: self._answer(frame.call_id, member, target, done))
+        route_call(target, member, args, call, None)
+
+    def _answer(
+        self, call_id: int, member: MethodMeta | PropertyMeta, target: NativeObject, call: Call[Any]
+    ) -> None:
+        error = call.exception()
+        value = None if error is not None else call.result()
+        self.reply(call_id, member, target, error, value)
+
+    def reply(
+        self,
+        call_id: int,
+        member: MethodMeta | PropertyMeta | None,
+        target: NativeObject | None,
+        error: BaseException | None,
+        value: Any = None,
+    ) -> None:
+        """The result frame of a call; sent under the lock so that it follows its commit."""
+        payload = b""
+        if error is None and isinstance(member, MethodMeta) and target is not None:
+            try:
+                payload = class_codec(target.META).encode_result(member.stl_name, value)
+            except ValueError as problem:
+                error = CallFailed("InvalidResult", str(problem))
+        status, kind, text = _status(error)
+        frame = wire.Result(self.sender, call_id, status, kind, text, payload)
+        with self._lock:
+            self._send(frame.encode(), "a call result")
+
+
+def _refusal(target: NativeObject, member: MethodMeta | PropertyMeta) -> CallError | None:
+    """Non-writable properties and ``[local]`` methods cannot be driven from outside (§8.2)."""
+    where = f"{target._address}.{member.stl_name}"
+    if isinstance(member, PropertyMeta):
+        if not member.writable:
+            return CallFailed("AttributeError", f"property '{where}' is not writable")
+    elif member.local:
+        return CallFailed(
+            "LocalMethodError",
+            f"calling local methods is not permitted across component boundaries ({where})",
+        )
+    return None
+
+
+def _status(error: BaseException | None) -> tuple[int, str, str]:
+    if error is None:
+        return wire.OK, "", ""
+    if isinstance(error, ObjectGone):
+        return wire.GONE, "ObjectGone", str(error)
+    if isinstance(error, CallDropped):
+        return wire.DROPPED, "CallDropped", str(error)
+    if isinstance(error, CallTimeout):
+        return wire.TIMED_OUT, "CallTimeout", str(error)
+    if isinstance(error, CallFailed):
+        return wire.FAILED, error.type_name, error.message
+    return wire.FAILED, type(error).__name__, str(error)
+
+
+def result_error(frame: wire.Result) -> CallError | None:
+    """The error a result frame carries, of the class the callee's side raised."""
+    if frame.status == wire.OK:
+        return None
+    if frame.status == wire.GONE:
+        return ObjectGone(frame.message)
+    if frame.status == wire.DROPPED:
+        return CallDropped(frame.message)
+    if frame.status == wire.TIMED_OUT:
+        return CallTimeout(frame.message)
+    return CallFailed(frame.error_type, frame.message)
+
+
+# -- the subscriber's side -------------------------------------------------------------------------
+
+
+class Calls:
+    """The calls this process has sent to one remote process and not yet seen answered."""
+
+    def __init__(self) -> None:
+        self._pending: dict[int, tuple[RemoteProxy, MethodMeta | PropertyMeta]] = {}
+        self._lock = threading.Lock()
+
+    def add(self, call_id: int, proxy: RemoteProxy, member: MethodMeta | PropertyMeta) -> None:
+        with self._lock:
+            self._pending[call_id] = (proxy, member)
+
+    def answered(self, frame: wire.Result) -> None:
+        with self._lock:
+            entry = self._pending.pop(frame.call_id, None)
+        if entry is None:
+            return  # a proxy already failed it (removal, loss)
+        proxy, member = entry
+        error = result_error(frame)
+        value = None
+        if error is None and isinstance(member, MethodMeta):
+            try:
+                value = class_codec(proxy.META).decode_result(member.stl_name, frame.value)
+            except ValueError as problem:
+                error = CallFailed("InvalidResult", str(problem))
+        proxy._receive_result(frame.call_id, value, error)
+
+    def forget(self, call_ids: set[int]) -> None:
+        with self._lock:
+            for call_id in call_ids:
+                self._pending.pop(call_id, None)
+
+
+class RemoteHandle:
+    """One object of another process, as this process knows it: its last state and the
+    proxies of the components that hold it."""
+
+    def __init__(
+        self,
+        entry: ClassEntry,
+        oid: int,
+        name: str,
+        bus: str,
+        state: dict[str, Any],
+        time: int,
+        send_call: Callable[
+            [RemoteHandle, RemoteProxy, MethodMeta | PropertyMeta, tuple[Any, ...], int], None
+        ],
+    ) -> None:
+        self.entry = entry
+        self.oid = oid
+        self.name = name
+        self.bus = bus
+        self.iids: set[int] = set()
+        self._state = state
+        self._time = time
+        self._send_call = send_call
+        self._proxies: list[RemoteProxy] = []
+        self._lock = threading.Lock()
+
+    @property
+    def address(self) -> str:
+        return f"{self.bus}.{self.name}"
+
+    def view_for(self, context: Context) -> Object:
+        """In the subscriber's drain: a proxy holding the latest state, fed from now on."""
+        with self._lock:
+            proxy = self.entry.remote_proxy(
+                self, context, self.name, self.bus, dict(self._state), self._time
+            )
+            self._proxies.append(proxy)
+        return proxy
+
+    # -- the proxies' endpoint --------------------------------------------------------------------
+
+    def send_call(
+        self,
+        proxy: RemoteProxy,
+        member: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        call_id: int,
+    ) -> None:
+        self._send_call(self, proxy, member, args, call_id)
+
+    def subscribe_event(self, proxy: RemoteProxy, event: EventMeta) -> None:
+        """Every event of an object this process holds travels: nothing to ask for."""
+
+    def unsubscribe_event(self, proxy: RemoteProxy, event: EventMeta) -> None:
+        """See :meth:`subscribe_event`."""
+
+    def release(self, proxy: RemoteProxy) -> None:
+        with self._lock:
+            if proxy in self._proxies:
+                self._proxies.remove(proxy)
+
+    # -- arrivals (transport threads) ------------------------------------------------------------
+
+    def snapshot(self, state: dict[str, Any], time: int) -> None:
+        """A fresh full state (another interest matched, or a re-announcement)."""
+        self.changed(state, time)
+
+    def changed(self, values: dict[str, Any], time: int) -> None:
+        with self._lock:
+            self._state.update(values)
+            self._time = time
+            dynamic = {k: v for k, v in values.items() if k in self._dynamic_names()}
+            for proxy in self._proxies:
+                proxy._receive_state(dynamic, time)
+
+    def _dynamic_names(self) -> frozenset[str]:
+        return _dynamic_names(self.entry.meta)
+
+    def emitted(self, name: str, args: tuple[Any, ...], time: int) -> None:
+        with self._lock:
+            proxies = list(self._proxies)
+        for proxy in proxies:
+            proxy._receive_event(name, args, time)
+
+    def gone(self, error: ObjectGone) -> None:
+        """Removed by its owner, or its process lost: pending calls fail with ``error``."""
+        with self._lock:
+            proxies = list(self._proxies)
+        for proxy in proxies:
+            proxy._receive_removed(error)
+
+
+@functools.cache
+def _dynamic_names(meta: ClassMeta) -> frozenset[str]:
+    return frozenset(p.stl_name for p in meta.all_properties if p.dynamic)

@@ -1,0 +1,503 @@
+"""The ``transport`` component: every session other than ``local`` over Zenoh (runtime.md §8).
+
+Membership rides on Zenoh liveliness tokens: one per process (its loss removes the process's
+objects everywhere and fails the calls waiting for it) and one per interest, under the interest's
+bus, whose key carries the query, so that a producer that starts later still receives every
+interest (liveliness history) and sees it go when the subscriber closes it or dies. Everything
+else is directed to a process's inbox key on reliable, blocking publishers: one ordered stream
+per pair of processes, in which an object's snapshot precedes its updates and a call's result
+follows the updates of its commit. Zenoh callbacks only decode and enqueue (``remote``).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import itertools
+import json
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import zenoh
+from pydantic import BaseModel, ConfigDict, Field
+from sengen.runtime import wire
+from sengen.runtime.component import Component
+from sengen.runtime.discovery import Delivery, Interest, Interests, Subscription
+from sengen.runtime.errors import CallFailed, ObjectGone
+from sengen.runtime.meta import MethodMeta, PropertyMeta
+from sengen.runtime.proxies import RemoteProxy
+from sengen.runtime.query import QueryError, parse_query
+from sengen.runtime.registry import ClassEntry, registry
+from sengen.runtime.remote import Calls, Outbox, RemoteHandle, class_codec
+from sengen.runtime.runner import RunApi
+
+_log = logging.getLogger("sengen.transport")
+
+PREFIX = "sengen/v1"
+DEFAULT_RENDEZVOUS = "tcp/127.0.0.1:7447"
+DEFAULT_MAX_MESSAGE = 16 * 1024 * 1024
+# Remote deliveries sort after every local component's (runner indices are small).
+_REMOTE_ORDER = 1 << 40
+_UNSAFE_KEY = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+class TransportConfig(BaseModel):
+    """The ``load: [{name: transport, ...}]`` keys (runtime.md §8.2)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    mode: Literal["peer", "client"] = "peer"
+    rendezvous: str | None = DEFAULT_RENDEZVOUS
+    listen: list[str] | None = None
+    connect: list[str] | None = None
+    multicast_scouting: bool = Field(default=False, alias="multicastScouting")
+    lease_ms: int | None = Field(default=None, alias="leaseMs", gt=0)
+    max_message_bytes: int = Field(default=DEFAULT_MAX_MESSAGE, alias="maxMessageBytes", gt=0)
+    zenoh: dict[str, Any] = Field(default_factory=dict)
+
+
+def zenoh_config(settings: TransportConfig, listen: list[str], connect: list[str]) -> zenoh.Config:
+    """Zenoh's configuration: sengen's choices, then the ``zenoh:`` passthrough on top."""
+    config = zenoh.Config()
+    config.insert_json5("mode", json.dumps(settings.mode))
+    # Multicast scouting would pick a non-loopback interface: off unless asked for.
+    config.insert_json5("scouting/multicast/enabled", json.dumps(settings.multicast_scouting))
+    config.insert_json5("scouting/gossip/enabled", "true")
+    if settings.mode == "peer":
+        config.insert_json5("listen/endpoints", json.dumps(listen))
+    config.insert_json5("connect/endpoints", json.dumps(connect))
+    if settings.lease_ms is not None:
+        config.insert_json5("transport/link/tx/lease", str(settings.lease_ms))
+    for path, value in _leaves(settings.zenoh):
+        config.insert_json5(path, json.dumps(value))
+    return config
+
+
+def _leaves(tree: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """``{a: {b: 1}}`` as ``("a/b", 1)``: a passthrough key replaces one setting, not a subtree."""
+    for key, value in tree.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            yield from _leaves(value, path + "/")
+        else:
+            yield path, value
+
+
+def open_session(settings: TransportConfig) -> zenoh.Session:
+    """The one-machine scheme of §8.2 unless endpoints are explicit: listen on the rendezvous
+    endpoint, or, when another process holds it, on an ephemeral port connected to it."""
+    if settings.listen is not None or settings.connect is not None:
+        listen, connect = settings.listen or [], settings.connect or []
+        return zenoh.open(zenoh_config(settings, listen, connect))
+    rendezvous = settings.rendezvous
+    if rendezvous is None:
+        return zenoh.open(zenoh_config(settings, [], []))
+    if settings.mode == "client":
+        return zenoh.open(zenoh_config(settings, [], [rendezvous]))
+    try:
+        return zenoh.open(zenoh_config(settings, [rendezvous], []))
+    except zenoh.ZError:
+        host = rendezvous.rpartition(":")[0]
+        return zenoh.open(zenoh_config(settings, [f"{host}:0"], [rendezvous]))
+
+
+def _interest_key(interest: Interest, zid: str, iid: int) -> str:
+    session, _, bus = interest.bus.partition(".")
+    text = base64.urlsafe_b64encode(interest.text.encode()).decode().rstrip("=")
+    return f"{PREFIX}/{session}/{bus}/@interest/{zid}/{iid}/{text}"
+
+
+def _parse_interest(key: str) -> tuple[str, int, str] | None:
+    """(process, interest id, query text) of an interest token, None when not one of ours."""
+    parts = key.split("/")
+    if len(parts) != 8 or parts[4] != "@interest" or not parts[6].isdigit():
+        return None
+    try:
+        text = base64.urlsafe_b64decode(parts[7] + "=" * (-len(parts[7]) % 4)).decode()
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return parts[5], int(parts[6]), text
+
+
+def _undeclare(entity: zenoh.LivelinessToken | zenoh.Subscriber[None] | zenoh.Publisher) -> None:
+    entity.undeclare()  # type: ignore[no-untyped-call]  # untyped in zenoh's stubs
+
+
+@dataclass
+class _Announced:
+    iid: int
+    token: zenoh.LivelinessToken
+    count: int = 0  # this process's open subscriptions of the interest
+
+
+@dataclass
+class Peer:
+    """Another process, as this one knows it."""
+
+    zid: str
+    number: int
+    label: str = ""
+    publisher: zenoh.Publisher | None = None
+    outbox: Outbox | None = None
+    calls: Calls = field(default_factory=Calls)
+    handles: dict[int, RemoteHandle] = field(default_factory=dict)
+
+
+class Transport(Component):
+    """The shipped ``transport`` component (alias ``zenoh``, ``ether``): real-time-only, it
+    opens its Zenoh session in ``init`` and closes it in ``unload``."""
+
+    config_model = TransportConfig
+
+    def __init__(self, settings: TransportConfig | None = None) -> None:
+        self.settings = settings or TransportConfig()
+        self._session: zenoh.Session | None = None
+        self._space: Interests | None = None
+        self.zid = ""
+        self._lock = threading.RLock()
+        self._peers: dict[str, Peer] = {}
+        self._numbers = itertools.count()
+        self._iids = itertools.count(1)
+        self._order = itertools.count()
+        self._announced: dict[Interest, _Announced] = {}
+        self._by_iid: dict[int, Interest] = {}
+        self._declared: list[zenoh.LivelinessToken | zenoh.Subscriber[None]] = []
+        self._warned: set[tuple[str, str]] = set()
+        self._warned_at = 0.0
+        self.bytes_sent = 0
+        self.bytes_received = 0
+
+    def is_real_time_only(self) -> bool:
+        return True
+
+    def preload(self, api: RunApi) -> None:
+        api.bus_space.transport_loaded = True
+
+    def init(self, api: RunApi) -> None:
+        space = api.bus_space.interests
+        self._space = space
+        self._session = session = open_session(self.settings)
+        self.zid = str(session.zid())
+        app = _UNSAFE_KEY.sub("_", api.get_app_name() or "sengen")
+        liveliness = session.liveliness()
+        self._declared += [
+            liveliness.declare_subscriber(f"{PREFIX}/@proc/*/*/*", self._on_process, history=True),
+            liveliness.declare_subscriber(
+                f"{PREFIX}/*/*/@interest/**", self._on_interest, history=True
+            ),
+            session.declare_subscriber(f"{PREFIX}/@inbox/{self.zid}", self._on_frame),
+            liveliness.declare_token(f"{PREFIX}/@proc/{self.zid}/{os.getpid()}/{app}"),
+        ]
+        space.listener = self._on_subscription
+        for subscription in space.subscriptions():  # opened before the session was
+            self._on_subscription(subscription, True)
+        _log.info("transport up: zenoh id %s, %s mode", self.zid, self.settings.mode)
+
+    def run(self, api: RunApi) -> None:
+        api.wait_for_stop()
+
+    def unload(self, api: RunApi) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Undeclare everything (peers see the removals at once) and close the session."""
+        if self._space is not None:
+            self._space.listener = None
+        with self._lock:
+            peers, self._peers = list(self._peers.values()), {}
+            announced, self._announced = list(self._announced.values()), {}
+        for peer in peers:
+            if peer.outbox is not None:
+                peer.outbox.close_all()
+        for entity in [*(a.token for a in announced), *reversed(self._declared)]:
+            _undeclare(entity)
+        self._declared.clear()
+        for peer in peers:
+            if peer.publisher is not None:
+                _undeclare(peer.publisher)
+        if self._session is not None:
+            self._session.close()  # type: ignore[no-untyped-call]
+            self._session = None
+
+    # -- this process's interests --------------------------------------------------------------
+
+    def _on_subscription(self, subscription: Subscription, opened: bool) -> None:
+        """A local subscription opened or closed (any thread): announce its interest while
+        any local subscription holds it; a new subscription also gets the remote matches."""
+        if subscription._discovery.forwarded or subscription.interest.bus.startswith("local."):
+            return
+        interest = subscription.interest
+        session = self._session
+        if session is None:
+            return
+        with self._lock:
+            announced = self._announced.get(interest)
+            if opened:
+                if announced is None:
+                    iid = next(self._iids)
+                    key = _interest_key(interest, self.zid, iid)
+                    token = session.liveliness().declare_token(key)
+                    announced = self._announced[interest] = _Announced(iid, token)
+                    self._by_iid[iid] = interest
+                announced.count += 1
+                held = [h for p in self._peers.values() for h in p.handles.values()]
+                for handle in held:
+                    if announced.iid in handle.iids:
+                        order = (_REMOTE_ORDER, next(self._order))
+                        delivery = Delivery(True, subscription, handle, order)
+                        subscription._discovery.deliver(delivery, False)
+                return
+            if announced is None:
+                return
+            announced.count -= 1
+            if announced.count > 0:
+                return
+            del self._announced[interest]
+            del self._by_iid[announced.iid]
+            for peer in self._peers.values():
+                for oid, handle in list(peer.handles.items()):
+                    handle.iids.discard(announced.iid)
+                    if not handle.iids:
+                        del peer.handles[oid]
+        _undeclare(announced.token)
+
+    def _deliver(self, iid: int, handle: RemoteHandle, adding: bool) -> None:
+        interest = self._by_iid.get(iid)
+        if interest is None or self._space is None:
+            return
+        order = (_REMOTE_ORDER, next(self._order))
+        for subscription in self._space.subscriptions_of(interest):
+            if not subscription._discovery.forwarded:
+                delivery = Delivery(adding, subscription, handle, order)
+                subscription._discovery.deliver(delivery, False)
+
+    # -- other processes -----------------------------------------------------------------------
+
+    def _peer(self, zid: str) -> Peer:
+        with self._lock:
+            peer = self._peers.get(zid)
+            if peer is None:
+                peer = self._peers[zid] = Peer(zid, next(self._numbers), label=zid)
+            return peer
+
+    def _on_process(self, sample: zenoh.Sample) -> None:
+        parts = str(sample.key_expr).split("/")
+        if len(parts) != 6 or parts[3] == self.zid:
+            return
+        zid, label = parts[3], f"{parts[5]}/{parts[4]}"
+        if sample.kind == zenoh.SampleKind.PUT:
+            self._peer(zid).label = label
+            _log.info("process %s (%s) joined", label, zid)
+        else:
+            self._lost(zid)
+
+    def _lost(self, zid: str) -> None:
+        """A process left or was lost: its objects go, the calls waiting for it fail."""
+        with self._lock:
+            peer = self._peers.pop(zid, None)
+            if peer is None:
+                return
+            handles = list(peer.handles.values())
+            peer.handles.clear()
+            for handle in handles:
+                for iid in sorted(handle.iids):
+                    self._deliver(iid, handle, False)
+        if peer.outbox is not None:
+            peer.outbox.close_all()
+        for handle in handles:
+            handle.gone(
+                ObjectGone(
+                    f"object '{handle.address}' no longer exists (process {peer.label} lost)"
+                )
+            )
+        if peer.publisher is not None:
+            _undeclare(peer.publisher)
+        _log.warning("process %s lost: %d object(s) removed", peer.label, len(handles))
+
+    def _on_interest(self, sample: zenoh.Sample) -> None:
+        parsed = _parse_interest(str(sample.key_expr))
+        if parsed is None or parsed[0] == self.zid or self._space is None:
+            return
+        zid, iid, text = parsed
+        peer = self._peer(zid)
+        if sample.kind != zenoh.SampleKind.PUT:
+            if peer.outbox is not None:
+                peer.outbox.close(iid)
+            return
+        try:
+            query = parse_query(text)
+        except QueryError as error:
+            self._warn(f"ignoring an invalid interest of process {peer.label}: {error}")
+            return
+        with self._lock:
+            if peer.outbox is None:
+                send = functools.partial(self._put, peer)
+                peer.outbox = Outbox(self.zid, self._space, send)
+        peer.outbox.open(iid, query)
+
+    def _put(self, peer: Peer, data: bytes, what: str) -> bool:
+        """Send ``data`` to ``peer``'s inbox; False (logged) when it is over the size limit."""
+        limit = self.settings.max_message_bytes
+        if len(data) > limit:
+            _log.error(
+                "message of %d bytes for %s exceeds maxMessageBytes (%d): not sent",
+                len(data), what, limit,
+            )  # fmt: skip
+            return False
+        session = self._session
+        if session is None:
+            return False
+        publisher = peer.publisher
+        if publisher is None:
+            with self._lock:
+                if peer.publisher is None:
+                    peer.publisher = session.declare_publisher(
+                        f"{PREFIX}/@inbox/{peer.zid}",
+                        congestion_control=zenoh.CongestionControl.BLOCK,
+                        reliability=zenoh.Reliability.RELIABLE,
+                    )
+                publisher = peer.publisher
+        publisher.put(data)
+        self.bytes_sent += len(data)
+        return True
+
+    # -- frames --------------------------------------------------------------------------------
+
+    def _on_frame(self, sample: zenoh.Sample) -> None:
+        """A Zenoh thread: decode, then only enqueue. Nothing a peer sends may raise here."""
+        data = sample.payload.to_bytes()
+        self.bytes_received += len(data)
+        if len(data) > self.settings.max_message_bytes:
+            self._warn(f"dropped a message of {len(data)} bytes (over maxMessageBytes)")
+            return
+        try:
+            frame = wire.decode(data)
+            self._dispatch(frame)
+        except Exception as error:  # a malformed frame: drop it, keep running
+            self._warn(f"dropped a malformed message ({len(data)} bytes): {error}")
+
+    def _dispatch(self, frame: wire.Frame) -> None:
+        if isinstance(frame, wire.Added):
+            self._added(frame)
+            return
+        peer = self._peers.get(frame.sender)
+        if peer is None:
+            return  # from a process already declared lost
+        if isinstance(frame, wire.Result):
+            peer.calls.answered(frame)
+        elif isinstance(frame, wire.Invoke):
+            if peer.outbox is None:  # it holds none of our objects
+                text = f"object {frame.oid:#x} is not known"
+                reply = wire.Result(self.zid, frame.call_id, wire.GONE, "ObjectGone", text, b"")
+                self._put(peer, reply.encode(), "a call result")
+            else:
+                peer.outbox.invoke(frame)
+        else:
+            handle = peer.handles.get(frame.oid)
+            if handle is None:
+                return
+            codec = class_codec(handle.entry.meta)
+            if isinstance(frame, wire.Changed):
+                handle.changed(codec.decode_properties(frame.state), frame.time)
+            elif isinstance(frame, wire.Emitted):
+                name, args = codec.decode_event(frame.event)
+                handle.emitted(name, args, frame.time)
+            else:
+                self._removed(peer, handle, frame.iid)
+
+    def _added(self, frame: wire.Added) -> None:
+        if frame.iid not in self._by_iid:
+            return  # an interest closed meanwhile
+        peer = self._peer(frame.sender)
+        entry = self._class_of(frame.cls, frame.type_hash, peer)
+        if entry is None:
+            return
+        state = class_codec(entry.meta).decode_properties(frame.state)
+        with self._lock:
+            handle = peer.handles.get(frame.oid)
+            if handle is None:
+                send = functools.partial(self._send_call, peer)
+                handle = RemoteHandle(
+                    entry, frame.oid, frame.name, frame.bus, state, frame.time, send
+                )
+                peer.handles[frame.oid] = handle
+            else:
+                handle.snapshot(state, frame.time)
+            if frame.iid in handle.iids:
+                return
+            handle.iids.add(frame.iid)
+            self._deliver(frame.iid, handle, True)
+
+    def _removed(self, peer: Peer, handle: RemoteHandle, iid: int) -> None:
+        with self._lock:
+            if iid not in handle.iids:
+                return
+            handle.iids.discard(iid)
+            self._deliver(iid, handle, False)
+            if handle.iids:
+                return
+            peer.handles.pop(handle.oid, None)
+        handle.gone(ObjectGone(f"object '{handle.address}' no longer exists"))
+
+    def _class_of(self, name: str, type_hash: int, peer: Peer) -> ClassEntry | None:
+        entry = registry.by_hash(name, type_hash)
+        if entry is not None:
+            return entry
+        key = (name, peer.zid)
+        if key not in self._warned:
+            self._warned.add(key)
+            if registry.knows_class(name):
+                _log.warning(
+                    "type '%s' has an incompatible remote implementation (process %s)",
+                    name, peer.label,
+                )  # fmt: skip
+            else:
+                _log.warning(
+                    "type '%s' of process %s is not known here: its objects are not shown",
+                    name, peer.label,
+                )  # fmt: skip
+        return None
+
+    def _send_call(
+        self,
+        peer: Peer,
+        handle: RemoteHandle,
+        proxy: RemoteProxy,
+        member: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        call_id: int,
+    ) -> None:
+        """A proxy's call, at its caller's commit."""
+        codec = class_codec(handle.entry.meta)
+        setter = isinstance(member, PropertyMeta)
+        try:
+            if setter:
+                payload = codec.encode_properties({member.stl_name: args[0]})
+            else:
+                payload = codec.encode_call(member.stl_name, args)
+        except ValueError as error:
+            proxy._receive_result(call_id, None, CallFailed("ValueError", str(error)))
+            return
+        data = wire.Invoke(self.zid, call_id, handle.oid, setter, payload).encode()
+        peer.calls.add(call_id, proxy, member)
+        if not self._put(peer, data, f"{handle.address}.{member.stl_name}"):
+            peer.calls.forget({call_id})
+            limit = self.settings.max_message_bytes
+            text = (
+                f"call of {handle.address}.{member.stl_name} needs {len(data)} bytes,"
+                f" over maxMessageBytes ({limit})"
+            )
+            proxy._receive_result(call_id, None, CallFailed("MessageTooLarge", text))
+
+    def _warn(self, text: str) -> None:
+        """At most one warning a second: a flood of bad frames must not flood the log."""
+        now = time.monotonic()
+        if now - self._warned_at >= 1.0:
+            self._warned_at = now
+            _log.warning("%s", text)

@@ -1,0 +1,271 @@
+"""The frames the transport exchanges between processes (runtime.md §8.1, §8.2).
+
+Every frame starts with a magic, a version and a kind, then the sender's Zenoh id, then fixed
+fields and length-prefixed strings; property values, call arguments, results and event arguments
+are the class codec's bytes (``codec.ClassCodec``). Decoding never trusts the peer: every length
+is checked against the frame and every failure is a :class:`WireError`, which the transport
+logs and drops (a malformed frame must never crash or corrupt a kernel).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import ClassVar
+
+MAGIC = b"SG"
+VERSION = 1
+
+_HEAD = struct.Struct("<2sBB")
+_U8 = struct.Struct("<B")
+_U32 = struct.Struct("<I")
+_U64 = struct.Struct("<Q")
+_I64 = struct.Struct("<q")
+_MAX_TEXT = 1 << 16  # names, queries and error texts: anything longer is not ours
+
+
+class WireError(ValueError):
+    """A frame that cannot be decoded."""
+
+
+class _Writer:
+    __slots__ = ("out",)
+
+    def __init__(self, kind: int, sender: str) -> None:
+        self.out = bytearray(_HEAD.pack(MAGIC, VERSION, kind))
+        self.text(sender)
+
+    def u8(self, value: int) -> _Writer:
+        self.out += _U8.pack(value)
+        return self
+
+    def u32(self, value: int) -> _Writer:
+        self.out += _U32.pack(value)
+        return self
+
+    def u64(self, value: int) -> _Writer:
+        self.out += _U64.pack(value)
+        return self
+
+    def i64(self, value: int) -> _Writer:
+        self.out += _I64.pack(value)
+        return self
+
+    def text(self, value: str) -> _Writer:
+        data = value.encode()
+        self.out += _U32.pack(len(data))
+        self.out += data
+        return self
+
+    def rest(self, data: bytes) -> bytes:
+        self.out += data
+        return bytes(self.out)
+
+
+class _Reader:
+    __slots__ = ("data", "pos")
+
+    def __init__(self, data: bytes, pos: int) -> None:
+        self.data = data
+        self.pos = pos
+
+    def _take(self, layout: struct.Struct) -> int:
+        end = self.pos + layout.size
+        if end > len(self.data):
+            raise WireError(f"frame truncated at byte {self.pos}")
+        (value,) = layout.unpack_from(self.data, self.pos)
+        self.pos = end
+        return int(value)
+
+    def u8(self) -> int:
+        return self._take(_U8)
+
+    def u32(self) -> int:
+        return self._take(_U32)
+
+    def u64(self) -> int:
+        return self._take(_U64)
+
+    def i64(self) -> int:
+        return self._take(_I64)
+
+    def text(self) -> str:
+        size = self.u32()
+        end = self.pos + size
+        if size > _MAX_TEXT or end > len(self.data):
+            raise WireError(f"bad text length {size} at byte {self.pos - 4}")
+        try:
+            value = self.data[self.pos : end].decode()
+        except UnicodeDecodeError as error:
+            raise WireError(f"text at byte {self.pos} is not UTF-8") from error
+        self.pos = end
+        return value
+
+    def rest(self) -> bytes:
+        value = self.data[self.pos :]
+        self.pos = len(self.data)
+        return value
+
+
+# Result status codes: how a call ended, so the caller raises the same error class as in-process.
+OK, FAILED, GONE, DROPPED, TIMED_OUT = range(5)
+
+
+@dataclass(frozen=True, slots=True)
+class Added:
+    """An object (re)matching interest ``iid`` of the receiver: its full state (the snapshot)."""
+
+    KIND: ClassVar[int] = 1
+    sender: str
+    iid: int
+    oid: int
+    time: int
+    bus: str
+    name: str
+    cls: str
+    type_hash: int
+    state: bytes
+
+    def encode(self) -> bytes:
+        w = _Writer(self.KIND, self.sender).u32(self.iid).u64(self.oid).i64(self.time)
+        w.text(self.bus).text(self.name).text(self.cls).u64(self.type_hash)
+        return w.rest(self.state)
+
+    @classmethod
+    def read(cls, sender: str, r: _Reader) -> Added:
+        iid, oid, time = r.u32(), r.u64(), r.i64()
+        bus, name, class_name, type_hash = r.text(), r.text(), r.text(), r.u64()
+        return cls(sender, iid, oid, time, bus, name, class_name, type_hash, r.rest())
+
+
+@dataclass(frozen=True, slots=True)
+class Changed:
+    """One commit of an object: the properties it changed, full values."""
+
+    KIND: ClassVar[int] = 2
+    sender: str
+    oid: int
+    time: int
+    state: bytes
+
+    def encode(self) -> bytes:
+        return _Writer(self.KIND, self.sender).u64(self.oid).i64(self.time).rest(self.state)
+
+    @classmethod
+    def read(cls, sender: str, r: _Reader) -> Changed:
+        oid, time = r.u64(), r.i64()
+        return cls(sender, oid, time, r.rest())
+
+
+@dataclass(frozen=True, slots=True)
+class Emitted:
+    """An event of an object, at its commit time."""
+
+    KIND: ClassVar[int] = 3
+    sender: str
+    oid: int
+    time: int
+    event: bytes
+
+    def encode(self) -> bytes:
+        return _Writer(self.KIND, self.sender).u64(self.oid).i64(self.time).rest(self.event)
+
+    @classmethod
+    def read(cls, sender: str, r: _Reader) -> Emitted:
+        oid, time = r.u64(), r.i64()
+        return cls(sender, oid, time, r.rest())
+
+
+@dataclass(frozen=True, slots=True)
+class Removed:
+    """An object stopped matching interest ``iid`` (or was removed)."""
+
+    KIND: ClassVar[int] = 4
+    sender: str
+    iid: int
+    oid: int
+
+    def encode(self) -> bytes:
+        return _Writer(self.KIND, self.sender).u32(self.iid).rest(_U64.pack(self.oid))
+
+    @classmethod
+    def read(cls, sender: str, r: _Reader) -> Removed:
+        iid, oid = r.u32(), r.u64()
+        _end(r)
+        return cls(sender, iid, oid)
+
+
+@dataclass(frozen=True, slots=True)
+class Invoke:
+    """A method call (``setter`` false) or a writable property's setter (true)."""
+
+    KIND: ClassVar[int] = 5
+    sender: str
+    call_id: int
+    oid: int
+    setter: bool
+    payload: bytes
+
+    def encode(self) -> bytes:
+        w = _Writer(self.KIND, self.sender).u64(self.call_id).u64(self.oid)
+        return w.u8(int(self.setter)).rest(self.payload)
+
+    @classmethod
+    def read(cls, sender: str, r: _Reader) -> Invoke:
+        call_id, oid, setter = r.u64(), r.u64(), r.u8()
+        if setter > 1:
+            raise WireError(f"bad call flag {setter}")
+        return cls(sender, call_id, oid, bool(setter), r.rest())
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The end of a call: ``status`` OK with the encoded value, or an error class and text."""
+
+    KIND: ClassVar[int] = 6
+    sender: str
+    call_id: int
+    status: int
+    error_type: str
+    message: str
+    value: bytes
+
+    def encode(self) -> bytes:
+        w = _Writer(self.KIND, self.sender).u64(self.call_id).u8(self.status)
+        return w.text(self.error_type).text(self.message).rest(self.value)
+
+    @classmethod
+    def read(cls, sender: str, r: _Reader) -> Result:
+        call_id, status = r.u64(), r.u8()
+        if status > TIMED_OUT:
+            raise WireError(f"bad result status {status}")
+        error_type, message = r.text(), r.text()
+        return cls(sender, call_id, status, error_type, message, r.rest())
+
+
+Frame = Added | Changed | Emitted | Removed | Invoke | Result
+_KINDS: dict[int, type[Added | Changed | Emitted | Removed | Invoke | Result]] = {
+    k.KIND: k for k in (Added, Changed, Emitted, Removed, Invoke, Result)
+}
+
+
+def _end(r: _Reader) -> None:
+    if r.pos != len(r.data):
+        raise WireError(f"{len(r.data) - r.pos} unexpected bytes at the end")
+
+
+def decode(data: bytes) -> Frame:
+    """The frame in ``data``, or :class:`WireError`."""
+    if len(data) < _HEAD.size:
+        raise WireError(f"frame of {len(data)} bytes is too short")
+    magic, version, kind = _HEAD.unpack_from(data, 0)
+    if magic != MAGIC:
+        raise WireError("not a sengen frame")
+    if version != VERSION:
+        raise WireError(f"unsupported frame version {version}")
+    frame_type = _KINDS.get(kind)
+    if frame_type is None:
+        raise WireError(f"unknown frame kind {kind}")
+    r = _Reader(data, _HEAD.size)
+    sender = r.text()
+    return frame_type.read(sender, r)

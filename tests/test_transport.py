@@ -1,0 +1,511 @@
+"""Objects across processes over Zenoh (runtime.md §8): a producer process run with
+``sengen run``, a consumer kernel in the test's process, loopback only, a free port and a
+session of each test's own."""
+
+from __future__ import annotations
+
+import logging
+import random
+import signal
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zenoh
+from sengen.runtime import wire
+from sengen.runtime.errors import CallFailed, LocalMethodError, ObjectGone
+from sengen.runtime.runner import RunApi
+from transport_support import (
+    Process,
+    consume,
+    free_port,
+    make_project,
+    producer_config,
+    session_name,
+)
+
+ROOT = "xtgen"
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("transport")
+    for _ in make_project(folder, ROOT):
+        yield folder
+
+
+@pytest.fixture(scope="module")
+def shared(project: Path) -> Iterator[tuple[int, str]]:
+    """One producer process for the tests that only read it: (port, session)."""
+    port, session = free_port(), session_name("shared")
+    objects = """\
+        name: s1, class: xbus.Counting, serial: 7
+        name: s2, class: xbus.Still, serial: 8
+        name: s3, class: xbus.Still, serial: 9
+    """
+    process = Process(project, "shared", producer_config(ROOT, port, session, objects))
+    try:
+        yield port, session
+    finally:
+        process.stop()
+
+
+def by_name(objects: list[Any]) -> dict[str, Any]:
+    return {o.name: o for o in objects}
+
+
+def count(proxy: Any) -> int:
+    value: int = proxy.count
+    return value
+
+
+def test_properties_events_calls_and_setters_cross_processes(shared: tuple[int, str]) -> None:
+    port, session = shared
+    seen: dict[str, Any] = {"ticked": [], "noted": [], "serials": {}, "torn": 0, "labels": 0}
+
+    def setup(api: RunApi) -> None:
+        def added(objects: list[Any]) -> None:
+            for proxy in objects:  # static values arrive with the object
+                seen["serials"][proxy.name] = proxy.serial
+
+        seen["sub"] = api.select(f"SELECT xbus.Sensor FROM {session}.b", added)
+
+    def connect(api: RunApi) -> bool:
+        found = by_name(seen["sub"].objects)
+        if not {"s1", "s2"} <= found.keys():
+            return False
+        s1, s2 = found["s1"], found["s2"]
+        seen["s1"], seen["s2"] = s1, s2
+        s1.events.ticked.connect(seen["ticked"].append)
+        s1.events.noted.connect(seen["noted"].append)
+        seen["calls"] = {
+            "add": s1.add(2, 3),
+            "peek": s1.peek(),
+            "fail": s1.fail("boom"),
+            "set": s2.set_next_setpoint(4.5),
+        }
+        try:
+            s1.twice(2)
+        except LocalMethodError as error:
+            seen["local"] = error
+        return True
+
+    def observe(api: RunApi) -> bool:
+        s1 = seen["s1"]
+        if s1.count != s1.mirror or s1.reading != s1.count / 2:
+            seen["torn"] += 1  # one remote commit must appear as a whole
+        if s1.label != (None if s1.count % 2 else f"c{s1.count}"):
+            seen["torn"] += 1
+        seen["labels"] += s1.label is not None
+        calls = seen["calls"]
+        return (
+            all(c.done() for c in calls.values())
+            and seen["s2"].setpoint == 4.5
+            and len(seen["ticked"]) >= 20
+        )
+
+    code, probe = consume(port, [connect, observe], setup)
+    assert code == 0 and probe.done, "the consumer never saw everything"
+    assert seen["serials"] == {"s1": 7, "s2": 8, "s3": 9}
+    assert seen["torn"] == 0
+    assert seen["labels"] > 0  # the optional property carried values and None alike
+    calls = seen["calls"]
+    assert calls["add"].result() == 5
+    assert isinstance(calls["peek"].result(), int)
+    with pytest.raises(CallFailed) as failed:
+        calls["fail"].result()
+    assert failed.value.type_name == "ValueError" and failed.value.message == "boom"
+    assert calls["set"].result() is None
+    assert isinstance(seen.get("local"), LocalMethodError)
+    for name in ("ticked", "noted"):  # every event once, in order: consecutive counts
+        numbers = seen[name]
+        assert numbers == list(range(numbers[0], numbers[0] + len(numbers))), name
+
+
+def test_a_filtered_interest_gets_exactly_the_removal_when_the_property_leaves_the_range(
+    shared: tuple[int, str],
+) -> None:
+    port, session = shared
+    log: dict[str, list[tuple[str, str]]] = {"filtered": [], "all": []}
+
+    def recorder(record: list[tuple[str, str]], sign: str) -> Callable[[list[Any]], None]:
+        return lambda objects: record.extend((sign, o.name) for o in objects)
+
+    def setup(api: RunApi) -> None:
+        for key, where in (("filtered", " WHERE setpoint < 10"), ("all", "")):
+            query = f"SELECT xbus.Sensor FROM {session}.b{where}"
+            api.select(query, recorder(log[key], "+"), recorder(log[key], "-"))
+
+    holder: dict[str, Any] = {}
+
+    def grab(api: RunApi) -> bool:
+        if ("+", "s3") not in log["filtered"] or ("+", "s3") not in log["all"]:
+            return False
+        holder["s3"] = api.select(f"SELECT xbus.Sensor FROM {session}.b WHERE serial = 9")
+        return True
+
+    def set_far_away(api: RunApi) -> bool:
+        found = holder["s3"].objects
+        if not found:
+            return False
+        holder["call"] = found[0].set_next_setpoint(20.0)
+        holder["at"] = time.monotonic()
+        return True
+
+    def settle(api: RunApi) -> bool:
+        # Removal seen, then a little longer: nothing else may arrive.
+        if ("-", "s3") not in log["filtered"]:
+            return False
+        return bool(time.monotonic() - holder["at"] > 0.3)
+
+    code, probe = consume(port, [grab, set_far_away, settle], setup)
+    assert code == 0 and probe.done
+    assert [e for e in log["filtered"] if e[1] == "s3"] == [("+", "s3"), ("-", "s3")]
+    assert [e for e in log["all"] if e[1] == "s3"] == [("+", "s3")]
+
+
+def test_three_processes_see_each_others_objects(project: Path, shared: tuple[int, str]) -> None:
+    port, session = shared
+    second = Process(
+        project,
+        "second",
+        producer_config(ROOT, port, session, "name: t1, class: xbus.Counting, serial: 1"),
+    )
+    seen: dict[str, Any] = {}
+    try:
+
+        def setup(api: RunApi) -> None:
+            seen["sub"] = api.select(f"SELECT xbus.Sensor FROM {session}.b")
+
+        def both(api: RunApi) -> bool:
+            found = by_name(seen["sub"].objects)
+            if not {"s1", "t1"} <= found.keys():
+                return False
+            seen["calls"] = [found["s1"].add(1, 1), found["t1"].add(2, 2)]
+            return True
+
+        def answered(api: RunApi) -> bool:
+            return all(c.done() for c in seen["calls"])
+
+        code, probe = consume(port, [both, answered], setup)
+    finally:
+        output = second.stop()
+    assert code == 0 and probe.done, output
+    assert [c.result() for c in seen["calls"]] == [2, 4]
+
+
+def test_a_killed_peer_loses_its_objects_within_a_second_and_its_calls_fail(
+    project: Path,
+) -> None:
+    port, session = free_port(), session_name("killed")
+    victim = Process(
+        project,
+        "victim",
+        producer_config(ROOT, port, session, "name: k1, class: xbus.Still, serial: 1"),
+    )
+    seen: dict[str, Any] = {"removed": []}
+    try:
+
+        def setup(api: RunApi) -> None:
+            seen["sub"] = api.select(
+                f"SELECT xbus.Sensor FROM {session}.b",
+                None,
+                lambda objs: seen["removed"].extend((o.name, time.monotonic()) for o in objs),
+            )
+
+        def freeze_and_call(api: RunApi) -> bool:
+            found = seen["sub"].objects
+            if not found:
+                return False
+            victim.signal(signal.SIGSTOP)  # the call below can only stay pending
+            seen["call"] = found[0].add(1, 2)
+            seen["frozen"] = time.monotonic()
+            return True
+
+        def kill(api: RunApi) -> bool:
+            if time.monotonic() - seen["frozen"] < 0.2:
+                return False
+            assert not seen["call"].done()
+            victim.signal(signal.SIGKILL)
+            seen["killed"] = time.monotonic()
+            return True
+
+        def removed(api: RunApi) -> bool:
+            return bool(seen["removed"]) and seen["call"].done()
+
+        code, probe = consume(port, [freeze_and_call, kill, removed], setup)
+    finally:
+        victim.stop()
+    assert code == 0 and probe.done
+    ((name, when),) = seen["removed"]
+    assert name == "k1" and when - seen["killed"] < 1.0
+    error = seen["call"].exception()
+    assert isinstance(error, ObjectGone) and "lost" in str(error)
+
+
+def test_a_stopped_peer_is_lost_after_its_lease_and_comes_back_with_a_fresh_snapshot(
+    project: Path,
+) -> None:
+    port, session = free_port(), session_name("stopped")
+    config = producer_config(
+        ROOT, port, session, "name: z1, class: xbus.Counting, serial: 1", leaseMs=1000
+    )
+    sleeper = Process(project, "sleeper", config)
+    events: list[tuple[str, float, int]] = []
+    seen: dict[str, Any] = {}
+    try:
+
+        def setup(api: RunApi) -> None:
+            seen["sub"] = api.select(
+                f"SELECT xbus.Sensor FROM {session}.b",
+                lambda objs: events.extend(("+", time.monotonic(), count(o)) for o in objs),
+                lambda objs: events.extend(("-", time.monotonic(), count(o)) for o in objs),
+            )
+
+        def stop(api: RunApi) -> bool:
+            if not events:
+                return False
+            sleeper.signal(signal.SIGSTOP)
+            seen["stopped"] = time.monotonic()
+            return True
+
+        def lost(api: RunApi) -> bool:
+            if len(events) < 2:
+                return False
+            sleeper.signal(signal.SIGCONT)
+            return True
+
+        def back(api: RunApi) -> bool:
+            return len(events) >= 3
+
+        code, probe = consume(port, [stop, lost, back], setup, until="30 s", leaseMs=1000)
+    finally:
+        sleeper.stop()
+    assert code == 0 and probe.done, events
+    (added, _, first), (removed, gone_at, last), (again, _, fresh) = events[:3]
+    assert (added, removed, again) == ("+", "-", "+")
+    assert gone_at - seen["stopped"] < 1.0 + 1.0  # the lease plus a second
+    assert fresh > last >= first  # a new snapshot, not the stale state
+
+
+def test_ten_thousand_confirmed_events_arrive_in_order_and_the_final_value_is_right(
+    project: Path,
+) -> None:
+    port, session = free_port(), session_name("burst")
+    burst = Process(
+        project,
+        "burst",
+        producer_config(ROOT, port, session, "name: b1, class: xbus.Burst, serial: 1"),
+    )
+    numbers: list[int] = []
+    seen: dict[str, Any] = {}
+    try:
+
+        def setup(api: RunApi) -> None:
+            seen["sub"] = api.select(f"SELECT xbus.Sensor FROM {session}.b")
+
+        def listen(api: RunApi) -> bool:
+            found = seen["sub"].objects
+            if not found:
+                return False
+            seen["b1"] = found[0]
+            seen["start"] = found[0].count
+            found[0].events.ticked.connect(numbers.append)
+            return True
+
+        def complete(api: RunApi) -> bool:
+            return seen["b1"].count == 10_000 and (not numbers or numbers[-1] == 10_000)
+
+        code, probe = consume(port, [listen, complete], setup, until="30 s")
+    finally:
+        burst.stop()
+    assert code == 0 and probe.done
+    assert numbers == list(range(numbers[0], 10_001))
+    assert numbers[0] <= seen["start"] + 1 + 500  # nothing lost after the connection
+
+
+def _junk(rng: random.Random, session: str) -> list[bytes]:
+    """Random payloads, frames with random bodies, and valid frames cut short or flipped."""
+    cls = "xbus.Sensor"
+    valid = [
+        wire.Added("f" * 32, 999, 1, 0, f"{session}.b", "fuzz", cls, 1, b"\x00" * 12).encode(),
+        wire.Changed("f" * 32, 1, 5, b"\x01\x00\x00\x00" + b"\x07" * 12).encode(),
+        wire.Emitted("f" * 32, 1, 5, b"\xff" * 9).encode(),
+        wire.Removed("f" * 32, 1, 1).encode(),
+        wire.Invoke("f" * 32, 3, 1, False, b"\x00" * 8).encode(),
+        wire.Result("f" * 32, 3, wire.FAILED, "X", "y", b"").encode(),
+    ]
+    payloads = [rng.randbytes(rng.randrange(0, 200)) for _ in range(100)]
+    for frame in valid:
+        payloads += [frame[: rng.randrange(len(frame))] for _ in range(20)]
+        for _ in range(20):
+            flipped = bytearray(frame)
+            flipped[rng.randrange(len(frame))] ^= 1 << rng.randrange(8)
+            payloads.append(bytes(flipped))
+        payloads.append(wire.MAGIC + bytes([wire.VERSION, frame[3]]) + rng.randbytes(64))
+    return payloads
+
+
+def test_random_and_truncated_payloads_leave_the_kernels_running_and_correct(
+    shared: tuple[int, str],
+) -> None:
+    port, session = shared
+    config = zenoh.Config()
+    config.insert_json5("mode", '"peer"')
+    config.insert_json5("scouting/multicast/enabled", "false")
+    config.insert_json5("listen/endpoints", "[]")
+    config.insert_json5("connect/endpoints", f'["tcp/127.0.0.1:{port}"]')
+    fuzzer = zenoh.open(config)
+    rng = random.Random(20261202)
+    tokens = [
+        fuzzer.liveliness().declare_token(key)
+        for key in (
+            f"sengen/v1/{session}/b/@interest/fz/1/U0VMRUNUIGdhcmJhZ2U",  # SELECT garbage
+            f"sengen/v1/{session}/b/@interest/fz/notanumber/x",
+            f"sengen/v1/{session}/b/@interest/fz/2/%%%",
+            "sengen/v1/@proc/fz/1/x",
+        )
+    ]
+    seen: dict[str, Any] = {"bad": 0, "updates": 0}
+    try:
+
+        def setup(api: RunApi) -> None:
+            seen["sub"] = api.select(
+                f"SELECT xbus.Sensor FROM {session}.b",
+                lambda objs: seen.setdefault("names", []).extend(o.name for o in objs),
+            )
+
+        def attack(api: RunApi) -> bool:
+            if "s3" not in by_name(seen["sub"].objects):
+                return False
+            for payload in _junk(rng, session):
+                fuzzer.put("sengen/v1/@inbox/*", payload)
+            seen["last"] = by_name(seen["sub"].objects)["s1"].count
+            return True
+
+        def still_correct(api: RunApi) -> bool:
+            s1 = by_name(seen["sub"].objects)["s1"]
+            seen["bad"] += s1.count != s1.mirror
+            return bool(s1.count > seen["last"] + 20)
+
+        code, probe = consume(port, [attack, still_correct], setup)
+    finally:
+        for token in tokens:
+            token.undeclare()  # type: ignore[no-untyped-call]
+        fuzzer.close()  # type: ignore[no-untyped-call]
+    assert code == 0 and probe.done
+    assert seen["bad"] == 0
+    assert sorted(seen["names"]) == ["s1", "s2", "s3"]  # the junk invented nothing
+
+    def alive(api: RunApi) -> bool:  # the producer survived it too
+        return bool(seen["again"].objects) and seen["again"].objects[0].count > 0
+
+    def again(api: RunApi) -> None:
+        seen["again"] = api.select(f"SELECT xbus.Sensor FROM {session}.b WHERE serial = 7")
+
+    code, probe = consume(port, [alive], again)
+    assert code == 0 and probe.done
+
+
+INCOMPATIBLE = """\
+package xbus;
+
+class Sensor
+{
+  var serial : u32 [static];
+  var count  : i32;
+}
+"""
+
+
+def test_an_incompatible_definition_is_refused_with_one_log_line(
+    tmp_path: Path, shared: tuple[int, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    port, session = shared
+    (tmp_path / "stl" / "xbus").mkdir(parents=True)
+    (tmp_path / "stl" / "xbus" / "xbus.stl").write_text(INCOMPATIBLE)
+    import sengen
+
+    assert sengen.generate([tmp_path / "stl"], output=tmp_path / "othergen").ok
+    config = producer_config(ROOT, port, session, "name: odd, class: xbus.Sensor, serial: 5")
+    config = config.replace(f"[{ROOT}.xbus, {ROOT}_impls]", "[othergen.xbus]")
+    other = Process(tmp_path, "other", config)
+    seen: dict[str, Any] = {}
+    try:
+
+        def setup(api: RunApi) -> None:
+            seen["sub"] = api.select(f"SELECT xbus.Sensor FROM {session}.b")
+
+        def refused(api: RunApi) -> bool:
+            return any("incompatible remote implementation" in r.message for r in caplog.records)
+
+        def still_working(api: RunApi) -> bool:
+            return "s1" in by_name(seen["sub"].objects)
+
+        with caplog.at_level(logging.WARNING, logger="sengen.transport"):
+            code, probe = consume(port, [refused, still_working], setup)
+    finally:
+        output = other.stop()
+    assert code == 0 and probe.done, output
+    lines = [r.message for r in caplog.records if "incompatible" in r.message]
+    assert len(lines) == 1
+    assert lines[0].startswith("type 'xbus.Sensor' has an incompatible remote implementation")
+    assert "(process producer/" in lines[0]
+    assert "odd" not in by_name(seen["sub"].objects)
+
+
+def test_a_call_over_the_message_size_limit_fails_and_nothing_is_truncated(
+    shared: tuple[int, str],
+) -> None:
+    port, session = shared
+    seen: dict[str, Any] = {}
+
+    def setup(api: RunApi) -> None:
+        seen["sub"] = api.select(f"SELECT xbus.Sensor FROM {session}.b WHERE serial = 7")
+
+    def call(api: RunApi) -> bool:
+        if not seen["sub"].objects:
+            return False
+        s1 = seen["sub"].objects[0]
+        seen["big"], seen["small"] = s1.fail("x" * 5000), s1.fail("ok")
+        return True
+
+    def done(api: RunApi) -> bool:
+        return bool(seen["big"].done() and seen["small"].done())
+
+    code, probe = consume(port, [call, done], setup, maxMessageBytes=2000)
+    assert code == 0 and probe.done
+    big, small = seen["big"].exception(), seen["small"].exception()
+    assert isinstance(big, CallFailed) and big.type_name == "MessageTooLarge"
+    assert "maxMessageBytes (2000)" in big.message
+    assert isinstance(small, CallFailed) and small.message == "ok"  # the small one went through
+
+
+def test_only_sessions_other_than_local_are_announced(shared: tuple[int, str]) -> None:
+    port, session = shared
+    config = zenoh.Config()
+    config.insert_json5("mode", '"peer"')
+    config.insert_json5("scouting/multicast/enabled", "false")
+    config.insert_json5("listen/endpoints", "[]")
+    config.insert_json5("connect/endpoints", f'["tcp/127.0.0.1:{port}"]')
+    watcher = zenoh.open(config)
+    keys: list[str] = []
+
+    def setup(api: RunApi) -> None:
+        api.select("SELECT * FROM local.b")
+        api.select(f"SELECT * FROM {session}.b")
+
+    def announced(api: RunApi) -> bool:
+        replies = watcher.liveliness().get("sengen/v1/*/*/@interest/**", timeout=2.0)
+        keys[:] = [str(r.ok.key_expr) for r in replies if r.ok is not None]
+        return any(k.startswith(f"sengen/v1/{session}/b/") for k in keys)
+
+    try:
+        code, probe = consume(port, [announced], setup)
+    finally:
+        watcher.close()  # type: ignore[no-untyped-call]
+    assert code == 0 and probe.done
+    assert not any("/local/" in key for key in keys), keys
