@@ -19,6 +19,7 @@ from sengen.runtime.context import Context
 from sengen.runtime.discovery import Interests, Publisher
 from sengen.runtime.errors import SengenRuntimeError
 from sengen.runtime.objects import NativeObject, object_id
+from sengen.runtime.stepping import ClockLink
 
 _log = logging.getLogger("sengen.kernel")
 LOCAL_SESSION = "local"
@@ -45,6 +46,8 @@ class BusSpace:
         self._ids: dict[str, dict[int, str]] = {}
         self._sessions: set[str] = set()
         self.transport_loaded = False
+        # The transport's way to a remote kernel clock, for a master in this process.
+        self.clock_link: ClockLink | None = None
         self.interests = Interests()
 
     def sessions(self) -> list[str]:

@@ -49,6 +49,9 @@ class Context:
         self.thread: int | None = None  # the owning thread while bound; writes are checked
         self.const_member: str | None = None  # the [const] method being executed, if any
         self.running = True
+        # Cycles only when a kernel clock orders (virtual time): what it sends to other
+        # processes is stamped with the step (runtime.md §6.8).
+        self.stepped = False
         # Per kind, one lane per sending component, run in the senders' runner order: items of
         # one sender keep their order, and the order across senders never depends on which
         # thread got there first (the canonical order of runtime.md §5.1).

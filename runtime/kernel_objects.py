@@ -18,6 +18,7 @@ from sengen.runtime.component import Component
 from sengen.runtime.context import Context
 from sengen.runtime.duration import Duration, TimeStamp
 from sengen.runtime.meta import QuantityMeta
+from sengen.runtime.objects import Object
 from sengen.runtime.registry import registry
 from sengen.runtime.sen.kernel.basic_types import BuildInfo, KernelParams, Names, RunMode
 from sengen.runtime.sen.kernel.kernel_objects import (
@@ -29,6 +30,7 @@ from sengen.runtime.sen.kernel.monitoring import ComponentMonitoringInfo, Kernel
 from sengen.runtime.stepping import Clock, KernelClock, Stepper
 
 if TYPE_CHECKING:
+    from sengen.runtime.discovery import Subscription
     from sengen.runtime.kernel import Kernel
     from sengen.runtime.runner import RunApi
 
@@ -161,6 +163,7 @@ class KernelComponent(Component):
         self._kernel = kernel
         self.clock_object: KernelClockObject | None = None
         self.master: MasterClockObject | None = None
+        self._clocks: Subscription | None = None
 
     def is_real_time_only(self) -> bool:
         return True
@@ -197,8 +200,13 @@ class KernelComponent(Component):
         self.clock_object = KernelClockObject(settings.clock_name, clock)
         api.get_source(bus).add(self.clock_object)
         if settings.clock_master:
-            self.master = MasterClockObject("master", self._kernel.local_clocks)
+            self._clocks = api.select(f"SELECT sen.kernel.VirtualKernelClock FROM {bus}")
+            self.master = MasterClockObject("master", self._kernel.master_clocks)
             api.get_source(bus).add(self.master)
+
+    def clock_proxies(self) -> list[Object]:
+        """The kernel clocks the master's subscription found, this process's own included."""
+        return self._clocks.objects if self._clocks is not None else []
 
     def _self_step(self, clock: KernelClock, pending: int | None) -> int | None:
         """virtualTimeRunning: one step of this kernel; None when nothing is stepped yet."""

@@ -296,6 +296,7 @@ class RemoteHandle:
     def __init__(
         self,
         entry: ClassEntry,
+        zid: str,
         oid: int,
         name: str,
         bus: str,
@@ -306,6 +307,7 @@ class RemoteHandle:
         ],
     ) -> None:
         self.entry = entry
+        self.zid = zid  # the owner's process
         self.oid = oid
         self.name = name
         self.bus = bus

@@ -71,6 +71,7 @@ class Runner:
         self.state = "unloaded"
         self.context = Context(name)
         self.context.order = index
+        self.context.stepped = kernel.clock is not None and not component.is_real_time_only()
         if queue is not None:
             self.context.bound(queue.max_size, queue.eviction_policy)
         interests = kernel.space.interests
@@ -432,6 +433,12 @@ class RunApi:
     def bus_space(self) -> BusSpace:
         """Every bus of the process: for shipped components that bridge them (the transport)."""
         return self._runner.kernel.space
+
+    @property
+    def kernel_clock(self) -> KernelClock | None:
+        """The kernel's clock under virtual time: for the transport, which takes part in
+        stepping across processes (runtime.md §6.8)."""
+        return self._runner.kernel.clock
 
     def select(
         self,

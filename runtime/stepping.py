@@ -15,7 +15,8 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from sengen.runtime.realtime import CycleCost, LoopMonitoring
 
@@ -167,10 +168,37 @@ class SteppedLoop:
             return LoopMonitoring(m.cycle_time, m.last, m.worst)
 
 
+@dataclass(frozen=True, slots=True)
+class StepPlan:
+    """What a master tells each kernel clock with the ``processNoFlush`` opening step ``step``
+    (runtime.md §6.8): the members of the clock set (by transport id, where END markers go)
+    and those whose END(step - 1) the kernel awaits before handing deliveries over."""
+
+    step: int
+    members: tuple[str, ...]
+    awaited: tuple[str, ...]
+
+
+class StepSync(Protocol):
+    """The transport's part in a step across processes (runtime.md §6.8)."""
+
+    def begin(self, plan: StepPlan) -> None:
+        """Before time advances: await the END markers, hand the held deliveries over."""
+
+    def end(self, plan: StepPlan) -> None:
+        """After the commits: END(step) to every other member."""
+
+
 class KernelClock:
     """One kernel's virtual time and its stepped components (runtime.md §6.2)."""
 
-    def __init__(self) -> None:
+    def __init__(self, ident: int = 0) -> None:
+        self.ident = ident  # the id of the kernel clock object: the kernel's id in a clock set
+        self.remote = False
+        self.member = ""  # the transport's id of this process, when one is loaded
+        self.plan: StepPlan | None = None  # the current step's plan, from a master
+        self.sync: StepSync | None = None
+        self._processed = False
         self.time = 0
         self._lock = threading.Lock()
         self._stepped: list[SteppedLoop] = []  # in runner order
@@ -203,6 +231,10 @@ class KernelClock:
         if delta < 0:
             raise ValueError("time cannot go backwards")
         begin = time.perf_counter_ns()
+        plan, sync = self.plan, self.sync
+        if plan is not None and sync is not None:
+            sync.begin(plan)
+        self._processed = True
         with self._lock:
             self.time += delta
             due = [s for s in self._stepped if not s.ran and s.due <= self.time]
@@ -220,12 +252,27 @@ class KernelClock:
         for loop in ran:
             loop.ran = False
             loop.due += loop.period
+        processed, self._processed = self._processed, False
+        plan, sync = self.plan, self.sync
+        if processed and plan is not None:
+            self.plan = None  # a plan is good for one step
+            if sync is not None:
+                sync.end(plan)
         if self.after_flush is not None:
             self.after_flush()
         with self._lock:
             if not self._stepped:
                 return None
             return max(0, min(s.due for s in self._stepped) - self.time)
+
+    def issue_process_no_flush(self, delta: int) -> Callable[[], int]:
+        """:meth:`process_no_flush`, at once: the local clock needs no waiting."""
+        took = self.process_no_flush(delta)
+        return lambda: took
+
+    def issue_flush_outputs(self) -> Callable[[], int | None]:
+        found = self.flush_outputs()
+        return lambda: found
 
     def _all(self, loops: list[SteppedLoop], command: str) -> None:
         if not loops:
@@ -242,14 +289,31 @@ class KernelClock:
 
 
 class Clock(Protocol):
-    """What the master steps: a kernel clock, local or (later) remote."""
+    """What the master steps: a kernel clock, local or remote. ``issue_*`` start a command and
+    return its wait, so that one command reaches every clock before any is awaited."""
+
+    member: str
+    plan: StepPlan | None
+    remote: bool
 
     def process_no_flush(self, delta: int) -> int: ...
 
     def flush_outputs(self) -> int | None: ...
 
+    def issue_process_no_flush(self, delta: int) -> Callable[[], int]: ...
+
+    def issue_flush_outputs(self) -> Callable[[], int | None]: ...
+
     @property
     def time(self) -> int: ...
+
+
+class ClockLink(Protocol):
+    """How a master reaches the kernel clock of another process (the transport)."""
+
+    def remote_clock(self, proxy: Any) -> Clock:
+        """The clock behind a remote proxy of ``sen.kernel.VirtualKernelClock``."""
+        ...
 
 
 class Stepper:
@@ -260,20 +324,49 @@ class Stepper:
         self.kernel_time = 0
         self.pending: int | None = 0
         self.time = 0
+        self.step_count = 0
+        self._members: frozenset[str] = frozenset()
         self._lock = threading.Lock()  # one driver at a time
 
     def _single_step(self, clocks: Sequence[Clock]) -> None:
         delta = self.pending or 0
-        for clock in clocks:
-            clock.process_no_flush(delta)
-        found = [clock.flush_outputs() for clock in clocks]
-        self.kernel_time += delta
+        target = self.kernel_time + delta
+        self._plan(clocks)
+        waits = [c.issue_process_no_flush(max(0, target - c.time)) for c in clocks]
+        for wait in waits:
+            wait()
+        found = self._flush(clocks)
+        self.kernel_time = target
         nexts = [n for n in found if n is not None]
         self.pending = min(nexts) if nexts else None
         self.time = self.kernel_time + (self.pending or 0)
 
+    def _plan(self, clocks: Sequence[Clock]) -> None:
+        """The plan of the next step for every clock (runtime.md §6.8): a member of the last
+        step's clock set, and everyone at the first step, awaits every other member's END of
+        the previous step; a clock that just joined awaits none."""
+        step = self.step_count + 1
+        members = tuple(sorted(c.member for c in clocks if c.member))
+        if step > 1:
+            for joined in sorted(set(members) - self._members):
+                _log.warning("kernel clock of process %s joined at t=%d", joined, self.kernel_time)
+        for clock in clocks:
+            if not clock.member:
+                clock.plan = None
+                continue
+            known = step == 1 or clock.member in self._members
+            awaited = tuple(m for m in members if m != clock.member) if known else ()
+            clock.plan = StepPlan(step, members, awaited)
+        self._members = frozenset(members)
+        self.step_count = step
+
+    @staticmethod
+    def _flush(clocks: Sequence[Clock]) -> list[int | None]:
+        waits = [clock.issue_flush_outputs() for clock in clocks]
+        return [wait() for wait in waits]
+
     def _refresh(self, clocks: Sequence[Clock]) -> None:
-        nexts = [n for n in (clock.flush_outputs() for clock in clocks) if n is not None]
+        nexts = [n for n in self._flush(clocks) if n is not None]
         self.pending = min(nexts) if nexts else None
         if self.pending is not None:
             self.time = self.kernel_time + self.pending
@@ -285,8 +378,12 @@ class Stepper:
             self._step()
         return time.perf_counter_ns() - begin
 
+    def _ordered(self) -> list[Clock]:
+        """Remote clocks first: their commands go out before the local one runs."""
+        return sorted(self._clocks(), key=lambda c: not c.remote)
+
     def _step(self) -> None:
-        clocks = self._clocks()
+        clocks = self._ordered()
         if not clocks or self.pending is None:
             self._refresh(clocks)
             if not clocks or self.pending is None:
@@ -313,13 +410,14 @@ class Stepper:
         with self._lock:
             target = self.time + duration
             while self.time < target and not (cancel is not None and cancel()):
-                clocks = self._clocks()
+                clocks = self._ordered()
                 if not clocks or self.pending is None:
                     self._refresh(clocks)
                 if not clocks or self.pending is None:
                     self.kernel_time = self.time = target
-                    for clock in clocks:
-                        clock.process_no_flush(max(0, target - clock.time))
+                    waits = [c.issue_process_no_flush(max(0, target - c.time)) for c in clocks]
+                    for wait in waits:
+                        wait()
                     break
                 self._single_step(clocks)
                 if progress is not None:

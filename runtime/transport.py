@@ -20,15 +20,18 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import zenoh
 from pydantic import BaseModel, ConfigDict, Field
 from sengen.runtime import wire
+from sengen.runtime.calls import Call
 from sengen.runtime.component import Component
+from sengen.runtime.context import Context
 from sengen.runtime.discovery import Delivery, Interest, Interests, Subscription
+from sengen.runtime.duration import Duration, TimeStamp
 from sengen.runtime.errors import CallFailed, ObjectGone
 from sengen.runtime.meta import MethodMeta, PropertyMeta
 from sengen.runtime.proxies import RemoteProxy
@@ -36,6 +39,7 @@ from sengen.runtime.query import QueryError, parse_query
 from sengen.runtime.registry import ClassEntry, registry
 from sengen.runtime.remote import Calls, Outbox, RemoteHandle, class_codec
 from sengen.runtime.runner import RunApi
+from sengen.runtime.stepping import KernelClock, StepPlan
 
 _log = logging.getLogger("sengen.transport")
 
@@ -107,22 +111,34 @@ def open_session(settings: TransportConfig) -> zenoh.Session:
         return zenoh.open(zenoh_config(settings, [f"{host}:0"], [rendezvous]))
 
 
-def _interest_key(interest: Interest, zid: str, iid: int) -> str:
+def _interest_key(interest: Interest, zid: str, iid: int, mark: str) -> str:
+    """``mark``: ``r`` for a real-time subscriber, ``s<k>`` for a stepped one in step k."""
     session, _, bus = interest.bus.partition(".")
     text = base64.urlsafe_b64encode(interest.text.encode()).decode().rstrip("=")
-    return f"{PREFIX}/{session}/{bus}/@interest/{zid}/{iid}/{text}"
+    return f"{PREFIX}/{session}/{bus}/@interest/{zid}/{iid}/{mark}/{text}"
 
 
-def _parse_interest(key: str) -> tuple[str, int, str] | None:
-    """(process, interest id, query text) of an interest token, None when not one of ours."""
+@dataclass(frozen=True)
+class _Token:
+    zid: str
+    iid: int
+    step: int | None  # None: a real-time subscriber's
+    text: str
+
+
+def _parse_interest(key: str) -> _Token | None:
+    """An interest token's parts, None when the key is not one of ours."""
     parts = key.split("/")
-    if len(parts) != 8 or parts[4] != "@interest" or not parts[6].isdigit():
+    if len(parts) != 9 or parts[4] != "@interest" or not parts[6].isdigit():
+        return None
+    mark = parts[7]
+    if mark != "r" and not (mark.startswith("s") and mark[1:].isdigit()):
         return None
     try:
-        text = base64.urlsafe_b64decode(parts[7] + "=" * (-len(parts[7]) % 4)).decode()
+        text = base64.urlsafe_b64decode(parts[8] + "=" * (-len(parts[8]) % 4)).decode()
     except (ValueError, UnicodeDecodeError):
         return None
-    return parts[5], int(parts[6]), text
+    return _Token(parts[5], int(parts[6]), None if mark == "r" else int(mark[1:]), text)
 
 
 def _undeclare(entity: zenoh.LivelinessToken | zenoh.Subscriber[None] | zenoh.Publisher) -> None:
@@ -172,6 +188,19 @@ class Transport(Component):
         self._warned_at = 0.0
         self.bytes_sent = 0
         self.bytes_received = 0
+        # Stepping across processes (runtime.md §6.8).
+        self._clock: KernelClock | None = None
+        self._steps = threading.Condition(self._lock)
+        self._in_set = False  # stepped by a master at least once
+        self._held: list[tuple[int, int, str, bytes]] = []  # (step, arrival, sender, frame)
+        self._arrivals = itertools.count()
+        self._ends: dict[str, int] = {}  # the last END step each kernel sent us
+        self._kernels: dict[str, int] = {}  # process -> its kernel's id, from END markers
+        self._end_interests: list[tuple[int, int, str, str]] = []  # (kernel, iid, zid, text)
+        self._opened: list[tuple[int, str]] = []  # stepped interests since our last END
+        self._last_end = -1
+        self._gone: set[str] = set()  # processes declared lost
+        self._remote_clocks: dict[RemoteProxy, RemoteClock] = {}
 
     def is_real_time_only(self) -> bool:
         return True
@@ -189,11 +218,17 @@ class Transport(Component):
         self._declared += [
             liveliness.declare_subscriber(f"{PREFIX}/@proc/*/*/*", self._on_process, history=True),
             liveliness.declare_subscriber(
-                f"{PREFIX}/*/*/@interest/**", self._on_interest, history=True
+                f"{PREFIX}/*/*/@interest/*/*/*/*", self._on_interest, history=True
             ),
             session.declare_subscriber(f"{PREFIX}/@inbox/{self.zid}", self._on_frame),
             liveliness.declare_token(f"{PREFIX}/@proc/{self.zid}/{os.getpid()}/{app}"),
         ]
+        clock = api.kernel_clock
+        if clock is not None and not clock.self_stepping:
+            self._clock = clock
+            clock.member = self.zid
+            clock.sync = self
+            api.bus_space.clock_link = self
         space.listener = self._on_subscription
         for subscription in space.subscriptions():  # opened before the session was
             self._on_subscription(subscription, True)
@@ -241,7 +276,10 @@ class Transport(Component):
             if opened:
                 if announced is None:
                     iid = next(self._iids)
-                    key = _interest_key(interest, self.zid, iid)
+                    mark = self._mark()
+                    if mark != "r":  # carried by the next END marker too
+                        self._opened.append((iid, interest.text))
+                    key = _interest_key(interest, self.zid, iid, mark)
                     token = session.liveliness().declare_token(key)
                     announced = self._announced[interest] = _Announced(iid, token)
                     self._by_iid[iid] = interest
@@ -266,6 +304,15 @@ class Transport(Component):
                     if not handle.iids:
                         del peer.handles[oid]
         _undeclare(announced.token)
+
+    def _mark(self) -> str:
+        """How a subscription made on this thread is announced: ``s<k>`` from a stepped
+        component (``k``: the current step, 0 before any), ``r`` otherwise."""
+        context = Context.current()
+        if self._clock is None or context is None or not context.stepped:
+            return "r"
+        plan = self._clock.plan
+        return f"s{plan.step if plan is not None else 0}"
 
     def _deliver(self, iid: int, handle: RemoteHandle, adding: bool) -> None:
         interest = self._by_iid.get(iid)
@@ -292,6 +339,8 @@ class Transport(Component):
             return
         zid, label = parts[3], f"{parts[5]}/{parts[4]}"
         if sample.kind == zenoh.SampleKind.PUT:
+            with self._lock:
+                self._gone.discard(zid)
             self._peer(zid).label = label
             _log.info("process %s (%s) joined", label, zid)
         else:
@@ -300,6 +349,8 @@ class Transport(Component):
     def _lost(self, zid: str) -> None:
         """A process left or was lost: its objects go, the calls waiting for it fail."""
         with self._lock:
+            self._gone.add(zid)  # a step no longer waits for its END markers
+            self._steps.notify_all()
             peer = self._peers.pop(zid, None)
             if peer is None:
                 return
@@ -321,15 +372,23 @@ class Transport(Component):
         _log.warning("process %s lost: %d object(s) removed", peer.label, len(handles))
 
     def _on_interest(self, sample: zenoh.Sample) -> None:
-        parsed = _parse_interest(str(sample.key_expr))
-        if parsed is None or parsed[0] == self.zid or self._space is None:
+        token = _parse_interest(str(sample.key_expr))
+        if token is None or token.zid == self.zid or self._space is None:
             return
-        zid, iid, text = parsed
-        peer = self._peer(zid)
+        peer = self._peer(token.zid)
         if sample.kind != zenoh.SampleKind.PUT:
             if peer.outbox is not None:
-                peer.outbox.close(iid)
+                peer.outbox.close(token.iid)
             return
+        # A stepped kernel opens the interests of stepped subscribers at a hand-over, from
+        # their END markers, so that the step does not depend on when the token arrived; only
+        # those made before any step may open at once, before this kernel's first step too.
+        stepped = self._clock is not None and token.step is not None
+        if stepped and (token.step or self._in_set):
+            return
+        self._open(peer, token.iid, token.text)
+
+    def _open(self, peer: Peer, iid: int, text: str) -> None:
         try:
             query = parse_query(text)
         except QueryError as error:
@@ -338,11 +397,22 @@ class Transport(Component):
         with self._lock:
             if peer.outbox is None:
                 send = functools.partial(self._put, peer)
-                peer.outbox = Outbox(self.zid, self._space, send)
-        peer.outbox.open(iid, query)
+                peer.outbox = Outbox(self.zid, self._space_of(), send)
+            outbox = peer.outbox
+        outbox.open(iid, query)
 
-    def _put(self, peer: Peer, data: bytes, what: str) -> bool:
-        """Send ``data`` to ``peer``'s inbox; False (logged) when it is over the size limit."""
+    def _space_of(self) -> Interests:
+        assert self._space is not None
+        return self._space
+
+    def _put(self, peer: Peer, data: bytes, what: str, stamp: bool = True) -> bool:
+        """Send ``data`` to ``peer``'s inbox, stamped with the step when a stepped component
+        sends it during a master's step; False (logged) when it is over the size limit."""
+        clock = self._clock
+        if stamp and clock is not None and clock.plan is not None:
+            context = Context.current()
+            if context is not None and context.stepped:
+                data = wire.Stamped(self.zid, clock.plan.step, data).encode()
         limit = self.settings.max_message_bytes
         if len(data) > limit:
             _log.error(
@@ -378,11 +448,26 @@ class Transport(Component):
             return
         try:
             frame = wire.decode(data)
+            if isinstance(frame, wire.Stamped) and self._clock is not None:
+                with self._lock:  # until the hand-over that opens step frame.step + 1
+                    self._held.append((frame.step, next(self._arrivals), frame.sender, frame.inner))
+                return
             self._dispatch(frame)
         except Exception as error:  # a malformed frame: drop it, keep running
             self._warn(f"dropped a malformed message ({len(data)} bytes): {error}")
 
     def _dispatch(self, frame: wire.Frame) -> None:
+        if isinstance(frame, wire.Stamped):  # no clock here: the stamp does not matter
+            self._dispatch(wire.decode(frame.inner))
+            return
+        if isinstance(frame, wire.EndOfStep):
+            self._end_arrived(frame)
+            return
+        if isinstance(frame, wire.StepOrder):
+            clock = self._clock
+            if clock is not None:
+                clock.plan = StepPlan(frame.step, frame.members, frame.awaited)
+            return
         if isinstance(frame, wire.Added):
             self._added(frame)
             return
@@ -412,19 +497,21 @@ class Transport(Component):
                 self._removed(peer, handle, frame.iid)
 
     def _added(self, frame: wire.Added) -> None:
-        if frame.iid not in self._by_iid:
-            return  # an interest closed meanwhile
+        if frame.iid not in self._by_iid or frame.sender in self._gone:
+            return  # an interest closed meanwhile, or a late frame of a lost process
         peer = self._peer(frame.sender)
         entry = self._class_of(frame.cls, frame.type_hash, peer)
         if entry is None:
             return
         state = class_codec(entry.meta).decode_properties(frame.state)
         with self._lock:
+            if frame.sender in self._gone:
+                return  # lost meanwhile: no object of it may appear again
             handle = peer.handles.get(frame.oid)
             if handle is None:
                 send = functools.partial(self._send_call, peer)
                 handle = RemoteHandle(
-                    entry, frame.oid, frame.name, frame.bus, state, frame.time, send
+                    entry, peer.zid, frame.oid, frame.name, frame.bus, state, frame.time, send
                 )
                 peer.handles[frame.oid] = handle
             else:
@@ -495,9 +582,143 @@ class Transport(Component):
             )
             proxy._receive_result(call_id, None, CallFailed("MessageTooLarge", text))
 
+    # -- stepping across processes (runtime.md §6.8) --------------------------------------------
+
+    def begin(self, plan: StepPlan) -> None:
+        """Opening step k on this kernel: END(k - 1) first if it was never sent (the first step,
+        or just joined), then wait for the awaited kernels' END(k - 1), then hand over what they
+        sent in earlier steps, in (kernel, order of sending) order."""
+        previous = plan.step - 1
+        self._in_set = True
+        if self._last_end < previous:
+            self._send_end(previous, plan.members)
+        with self._steps:
+            while not self._steps.wait_for(lambda: self._ends_in(plan), timeout=1.0):
+                waiting = [z for z in plan.awaited if z not in self._gone]
+                _log.debug("step %d waits for END(%d) of %s", plan.step, previous, waiting)
+            held = [h for h in self._held if h[0] <= previous]
+            self._held = [h for h in self._held if h[0] > previous]
+            interests, self._end_interests = self._end_interests, []
+            kernels = dict(self._kernels)
+        held.sort(key=lambda h: (h[0], kernels.get(h[2], 0), h[2], h[1]))
+        for _, _, sender, data in held:
+            try:
+                self._dispatch(wire.decode(data))
+            except Exception as error:
+                self._warn(f"dropped a malformed message from {sender}: {error}")
+        for _, iid, zid, text in sorted(interests):
+            self._open(self._peer(zid), iid, text)
+
+    def _ends_in(self, plan: StepPlan) -> bool:
+        previous = plan.step - 1
+        return all(self._ends.get(z, -1) >= previous or z in self._gone for z in plan.awaited)
+
+    def end(self, plan: StepPlan) -> None:
+        """After step k's commits, whose frames are already on their way: END(k)."""
+        self._send_end(plan.step, plan.members)
+
+    def _send_end(self, step: int, members: tuple[str, ...]) -> None:
+        assert self._clock is not None
+        with self._lock:
+            opened, self._opened = self._opened, []
+        frame = wire.EndOfStep(self.zid, step, self._clock.ident, tuple(opened)).encode()
+        for zid in members:
+            if zid != self.zid:
+                self._put(self._peer(zid), frame, "an end-of-step marker", stamp=False)
+        self._last_end = step
+
+    def _end_arrived(self, frame: wire.EndOfStep) -> None:
+        with self._steps:
+            self._ends[frame.sender] = max(frame.step, self._ends.get(frame.sender, -1))
+            self._kernels[frame.sender] = frame.kernel
+            for iid, text in frame.interests:
+                self._end_interests.append((frame.kernel, iid, frame.sender, text))
+            self._steps.notify_all()
+
+    def remote_clock(self, proxy: Any) -> RemoteClock:
+        """The master's handle on a kernel clock of another process (one per proxy)."""
+        with self._lock:
+            clock = self._remote_clocks.get(proxy)
+            if clock is None:
+                handle = self._handle_of(proxy)
+                clock = self._remote_clocks[proxy] = RemoteClock(self, handle, proxy)
+            return clock
+
+    def _handle_of(self, proxy: RemoteProxy) -> RemoteHandle:
+        endpoint = proxy._endpoint
+        assert isinstance(endpoint, RemoteHandle)
+        return endpoint
+
+    def order_step(self, handle: RemoteHandle, plan: StepPlan) -> None:
+        """Tell a remote kernel its plan, just ahead of the call that opens the step."""
+        peer = self._peer(handle.zid)
+        frame = wire.StepOrder(self.zid, plan.step, plan.members, plan.awaited)
+        self._put(peer, frame.encode(), "a step order", stamp=False)
+
     def _warn(self, text: str) -> None:
         """At most one warning a second: a flood of bad frames must not flood the log."""
         now = time.monotonic()
         if now - self._warned_at >= 1.0:
             self._warned_at = now
             _log.warning("%s", text)
+
+
+class RemoteClock:
+    """A kernel clock of another process, as a master steps it (runtime.md §6.3, §6.8): its
+    commands are ``[confirmed]`` calls sent at once, whose results a wait collects; the plan
+    of each step travels ahead of the ``processNoFlush`` call on the same ordered stream."""
+
+    remote = True
+
+    def __init__(self, transport: Transport, handle: RemoteHandle, proxy: RemoteProxy) -> None:
+        self._transport = transport
+        self._handle = handle
+        self._proxy = proxy
+        self.member = handle.zid
+        self.plan: StepPlan | None = None
+        published = getattr(proxy, "time", None)
+        self._time = published.ns if isinstance(published, TimeStamp) else 0
+
+    @property
+    def time(self) -> int:
+        return self._time
+
+    def issue_process_no_flush(self, delta: int) -> Callable[[], int]:
+        if self.plan is not None:
+            self._transport.order_step(self._handle, self.plan)
+        self._time += delta
+        wait = self._invoke("processNoFlush", (Duration(delta),))
+        return lambda: _ns(wait()) or 0
+
+    def issue_flush_outputs(self) -> Callable[[], int | None]:
+        wait = self._invoke("flushOutputs", ())
+        return lambda: _ns(wait())
+
+    def process_no_flush(self, delta: int) -> int:
+        return self.issue_process_no_flush(delta)()
+
+    def flush_outputs(self) -> int | None:
+        return self.issue_flush_outputs()()
+
+    def _invoke(self, name: str, args: tuple[Any, ...]) -> Callable[[], Any]:
+        proxy = self._proxy
+        member = proxy.META.method(name)
+        assert member is not None
+        call: Call[Any] = Call(f"{proxy._address}.{name}")
+        done = threading.Event()
+        call.add_done_callback(lambda _: done.set())
+        proxy._send_call(member, args, call, None)  # at once, not at a commit
+
+        def wait() -> Any:
+            done.wait()  # a lost process fails the call: never forever
+            error = call.exception()
+            if error is not None:
+                _log.warning("kernel clock %s: %s failed: %s", proxy._address, name, error)
+                return None
+            return call.result()
+
+        return wait
+
+
+def _ns(value: Any) -> int | None:
+    return value.ns if isinstance(value, Duration) else None

@@ -243,9 +243,91 @@ class Result:
         return cls(sender, call_id, status, error_type, message, r.rest())
 
 
-Frame = Added | Changed | Emitted | Removed | Invoke | Result
-_KINDS: dict[int, type[Added | Changed | Emitted | Removed | Invoke | Result]] = {
-    k.KIND: k for k in (Added, Changed, Emitted, Removed, Invoke, Result)
+@dataclass(frozen=True, slots=True)
+class Stamped:
+    """A frame a stepped component sent in step ``step``: held by a stepped receiver until the
+    hand-over that opens step ``step + 1`` (runtime.md §6.8)."""
+
+    KIND: ClassVar[int] = 7
+    sender: str
+    step: int
+    inner: bytes
+
+    def encode(self) -> bytes:
+        return _Writer(self.KIND, self.sender).u64(self.step).rest(self.inner)
+
+    @classmethod
+    def read(cls, sender: str, r: _Reader) -> Stamped:
+        step = r.u64()
+        return cls(sender, step, r.rest())
+
+
+@dataclass(frozen=True, slots=True)
+class EndOfStep:
+    """END(step) of the sending kernel (``kernel``: its clock object's id), after the last
+    frame of that step on this stream, with the interests its stepped components opened in
+    the step (id and query text), which the receiver opens at the hand-over."""
+
+    KIND: ClassVar[int] = 8
+    sender: str
+    step: int
+    kernel: int
+    interests: tuple[tuple[int, str], ...]
+
+    def encode(self) -> bytes:
+        w = _Writer(self.KIND, self.sender).u64(self.step).u64(self.kernel)
+        w.u32(len(self.interests))
+        for iid, text in self.interests:
+            w.u32(iid).text(text)
+        return bytes(w.out)
+
+    @classmethod
+    def read(cls, sender: str, r: _Reader) -> EndOfStep:
+        step, kernel, count = r.u64(), r.u64(), r.u32()
+        if count > len(r.data):
+            raise WireError(f"bad interest count {count}")
+        interests = tuple((r.u32(), r.text()) for _ in range(count))
+        _end(r)
+        return cls(sender, step, kernel, interests)
+
+
+@dataclass(frozen=True, slots=True)
+class StepOrder:
+    """From a master, just before its ``processNoFlush`` call opening step ``step``: the Zenoh
+    ids of the clock set (where END markers go) and of the kernels whose END(step - 1) the
+    receiver awaits first."""
+
+    KIND: ClassVar[int] = 9
+    sender: str
+    step: int
+    members: tuple[str, ...]
+    awaited: tuple[str, ...]
+
+    def encode(self) -> bytes:
+        w = _Writer(self.KIND, self.sender).u64(self.step)
+        for group in (self.members, self.awaited):
+            w.u32(len(group))
+            for zid in group:
+                w.text(zid)
+        return bytes(w.out)
+
+    @classmethod
+    def read(cls, sender: str, r: _Reader) -> StepOrder:
+        step = r.u64()
+        groups: list[tuple[str, ...]] = []
+        for _ in range(2):
+            count = r.u32()
+            if count > len(r.data):
+                raise WireError(f"bad member count {count}")
+            groups.append(tuple(r.text() for _ in range(count)))
+        _end(r)
+        return cls(sender, step, groups[0], groups[1])
+
+
+Frame = Added | Changed | Emitted | Removed | Invoke | Result | Stamped | EndOfStep | StepOrder
+_KINDS: dict[int, type[Frame]] = {
+    k.KIND: k
+    for k in (Added, Changed, Emitted, Removed, Invoke, Result, Stamped, EndOfStep, StepOrder)
 }
 
 

@@ -44,12 +44,24 @@ class Sensor
   fn fail(message: string) -> string;
   fn twice(x: i32) -> i32 [local];
 }
+
+// Watches every sensor of its bus, in this process and others: its state is made of what it
+// read, heard and was answered, so a recording of it shows what crossed the processes when.
+class Watcher
+{
+  var total   : i64 [confirmed];
+  var heard   : i64 [confirmed];
+  var answers : i64 [confirmed];
+  var bumps   : i64 [confirmed];
+
+  fn bump(by: i64) -> i64;
+}
 """
 
 IMPLEMENTATIONS = """\
 from typing import Any
 
-from {root}.xbus import SensorBase
+from {root}.xbus import SensorBase, WatcherBase
 
 
 class Counting(SensorBase):
@@ -82,6 +94,44 @@ class Still(Counting):
 
     def update(self, api: Any) -> None:
         pass
+
+
+class Watching(WatcherBase):
+    '''Reads the sensors' counts, sums their ``ticked`` events and calls ``add`` on each.'''
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.sensors: Any = None
+        self.heard_sum = 0
+        self.answer_sum = 0
+        self.connected: set[str] = set()
+
+    def update(self, api: Any) -> None:
+        if self.sensors is None:
+            self.sensors = api.select(f"SELECT xbus.Sensor FROM {self.bus}")
+            return
+        total = 0
+        for sensor in sorted(self.sensors.objects, key=lambda s: s.name):
+            if sensor.name not in self.connected:
+                self.connected.add(sensor.name)
+                sensor.events.ticked.connect(self._heard)
+            total += sensor.count
+            call = sensor.add(sensor.count, 1)
+            call.add_done_callback(self._answered)
+        self.set_next_total(total)
+        self.set_next_heard(self.heard_sum)
+        self.set_next_answers(self.answer_sum)
+
+    def _heard(self, count: int) -> None:
+        self.heard_sum += count
+
+    def _answered(self, call: Any) -> None:
+        if call.exception() is None:
+            self.answer_sum += call.result()
+
+    def bump_impl(self, by: int) -> int:
+        self.set_next_bumps(self.bumps + by)
+        return self.bumps + by
 
 
 class Burst(Counting):
@@ -142,11 +192,13 @@ def producer_config(
 class Process:
     """A ``sengen run`` child process; always stopped by :meth:`stop`."""
 
-    def __init__(self, folder: Path, name: str, config: str, until: str = "60s") -> None:
+    def __init__(self, folder: Path, name: str, config: str, until: str | None = "60s") -> None:
+        """``until`` None: until stopped (under virtual time, ``--until`` steps the kernel)."""
         path = folder / f"{name}.yaml"
         path.write_text(config)
+        limit = ["--until", until] if until is not None else []
         self.popen = subprocess.Popen(
-            [sys.executable, "-m", "sengen", "run", str(path), "--until", until],
+            [sys.executable, "-m", "sengen", "run", str(path), *limit],
             cwd=folder,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

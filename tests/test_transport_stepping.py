@@ -1,0 +1,137 @@
+"""Processes stepped by one master clock (runtime.md §6.3, §6.8): steps land on the smallest
+next-due time over every kernel, and two runs with cross-process calls, events and property
+reads give identical recordings. Three kernels, because with two the master's own stream
+orders everything anyway: with a third, data between the other two races the master's next
+step command, which only the step stamps and END markers settle."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sengen.runtime.config import load_config_text
+from sengen.runtime.kernel import Kernel
+from transport_support import Process, free_port, make_project, session_name
+
+ROOT = "xsgen"
+pytestmark = pytest.mark.slow
+
+P30, P10, P50, P7, P100 = 33_333_333, 100_000_000, 20_000_000, 142_857_143, 10_000_000
+STEPS = 400
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("stepping")
+    for _ in make_project(folder, ROOT):
+        yield folder
+
+
+def kernel_config(
+    port: int, session: str, recording: Path, objects: list[tuple[str, str, float]], name: str
+) -> str:
+    """A virtual-time kernel with the transport, a recorder of its own objects on
+    ``<session>.b`` and one ``build:`` component per (name, class, rate)."""
+    lines = [
+        "kernel:",
+        f"  appName: {name}",
+        "  runMode: virtualTime",
+        f"  clockBus: {session}.clocks",
+        f"  clockName: clock_{name}",
+        f"  clockMaster: {'true' if name == 'a' else 'false'}",
+        "load:",
+        "  - name: transport",
+        f"    rendezvous: tcp/127.0.0.1:{port}",
+        "  - name: recorder",
+        "    recordings:",
+        f"      - {{name: r, file: {recording}, selections: ['SELECT * FROM {session}.b']}}",
+        "build:",
+    ]
+    for name, cls, rate in objects:
+        serial = ", serial: 1" if cls != "Watching" else ""
+        lines += [
+            f"  - name: {name}",
+            f"    freqHz: {rate}",
+            f"    imports: [{ROOT}.xbus, {ROOT}_impls]",
+            "    objects:",
+            f"      - {{name: {name}, class: xbus.{cls}, bus: {session}.b{serial}}}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+OTHERS: dict[str, list[tuple[str, str, float]]] = {
+    "b": [("b1", "Counting", 50), ("wb", "Watching", 7)],
+    "c": [("c1", "Counting", 100), ("wc", "Watching", 50)],
+}
+
+
+def run_system(project: Path, tag: str) -> tuple[list[int], list[Path]]:
+    """One run: the other kernels in child processes, the master here, ``STEPS`` steps; the
+    master's time after each step and every kernel's recording."""
+    port, session = free_port(), session_name("stepped")  # one session name for both runs
+    recordings = {name: project / f"{name}_{tag}.jsonl" for name in ("a", *OTHERS)}
+    others = [
+        Process(
+            project,
+            f"{name}_{tag}",
+            kernel_config(port, session, recordings[name], objects, name),
+            until=None,  # stepped by the master here, until stopped
+        )
+        for name, objects in OTHERS.items()
+    ]
+    mine = [("a1", "Counting", 1e9 / P30), ("wa", "Watching", 10)]
+    kernel = Kernel(load_config_text(kernel_config(port, session, recordings["a"], mine, "a")))
+    times: list[int] = []
+    outputs: list[str] = []
+    try:
+        assert kernel.start()
+        deadline = time.monotonic() + 20
+        # The driver waits until the master has found every kernel clock (runtime.md §6.9);
+        # the others publish their clocks before their components enter their loops, so they
+        # get a moment more.
+        while len(kernel.master_clocks()) < 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(kernel.master_clocks()) == 3, "the master never found the other clocks"
+        time.sleep(0.5)
+        kernel.wait_ready()
+        stepper = kernel.stepper()
+        for _ in range(STEPS):
+            stepper.step()
+            times.append(stepper.kernel_time)
+    finally:
+        kernel.shutdown()
+        outputs = [other.stop() for other in others]
+    for output in outputs:
+        assert "Traceback" not in output, output
+    return times, list(recordings.values())
+
+
+def due_times(periods: list[int], count: int) -> list[int]:
+    """The first ``count`` distinct cycle times over every period, from 0."""
+    times = sorted({k * p for p in periods for k in range(count + 1)})
+    return times[:count]
+
+
+def test_processes_step_together_on_the_nearest_due_time_and_reproducibly(
+    project: Path,
+) -> None:
+    first, one = run_system(project, "one")
+    second, two = run_system(project, "two")
+    # Every kernel's periods (the recorders run at 30 Hz, like a1).
+    assert first == due_times([P30, P10, P50, P7, P100], STEPS)
+    assert second == first
+    for left, right in zip(one, two, strict=True):
+        compare = subprocess.run(
+            [sys.executable, "-m", "sengen", "record", "compare", str(left), str(right)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert compare.returncode == 0, compare.stdout + compare.stderr
+    # What crossed: each watcher summed the other process's events and call answers.
+    recorded = one[1].read_text()
+    assert '"heard"' in recorded and '"answers"' in recorded and '"total"' in recorded
