@@ -31,10 +31,11 @@ from sengen.runtime.config.models import BuildEntry, LoadEntry, QueueConfig
 from sengen.runtime.config.tree import format_path
 from sengen.runtime.duration import Duration
 from sengen.runtime.kernel_objects import KernelComponent
-from sengen.runtime.objects import ConfigError, NativeObject
+from sengen.runtime.objects import ConfigError, NativeObject, object_id
+from sengen.runtime.proxies import RemoteProxy
 from sengen.runtime.resolve import ClassLookupError, import_packages, resolve_class
 from sengen.runtime.runner import EXIT_COMPONENT_FAILED, RunApi, Runner
-from sengen.runtime.stepping import KernelClock, Stepper
+from sengen.runtime.stepping import Clock, KernelClock, Stepper
 from sengen.runtime.tracing import Tracers
 
 if TYPE_CHECKING:
@@ -54,7 +55,6 @@ SHIPPED: dict[str, str] = {
     "zenoh": "sengen.runtime.transport:Transport",
     "ether": "sengen.runtime.transport:Transport",
 }
-LATER = ("shell",)
 START_AND_STOP = Duration(100_000_000)  # how long runMode startAndStop runs (runtime.md §6.6)
 
 
@@ -97,7 +97,11 @@ class Kernel:
         self.space = BusSpace()
         self.tracers = Tracers()
         mode = config.kernel.run_mode
-        self.clock = KernelClock() if mode in ("virtualTime", "virtualTimeRunning") else None
+        self.clock: KernelClock | None = None
+        if mode in ("virtualTime", "virtualTimeRunning"):
+            settings = config.kernel
+            address = f"{settings.effective_clock_bus}.{settings.clock_name}"
+            self.clock = KernelClock(object_id(address))
         if self.clock is not None:
             self.clock.self_stepping = mode == "virtualTimeRunning"
         self.parked_writes = False  # the test kernel writes to parked components' objects
@@ -164,13 +168,7 @@ class Kernel:
         if spec is None:
             spec = SHIPPED.get(entry.name) or _registered(entry.name)
             if spec is None:
-                if entry.name in LATER:
-                    problems.append(
-                        f"{where}.name: component '{entry.name}' is not available in this"
-                        " version of sengen yet"
-                    )
-                else:
-                    problems.append(f"{where}.name: unknown component '{entry.name}'")
+                problems.append(f"{where}.name: unknown component '{entry.name}'")
                 return None
         try:
             cls = _import_component(spec)
@@ -261,6 +259,16 @@ class Kernel:
     def local_clocks(self) -> list[KernelClock]:
         """The kernel clocks a master in this process steps directly."""
         return [self.clock] if self.clock is not None else []
+
+    def master_clocks(self) -> list[Clock]:
+        """What this process's master steps: its own clock, called directly, and the clocks of
+        other processes that its subscription found on the clock bus (runtime.md §6.3)."""
+        clocks: list[Clock] = list(self.local_clocks())
+        link = self.space.clock_link
+        if link is not None:
+            found = self.kernel_component.clock_proxies()
+            clocks += [link.remote_clock(p) for p in found if isinstance(p, RemoteProxy)]
+        return clocks
 
     def stepper(self) -> Stepper:
         """The master's stepper when this kernel is the master, else one over this kernel."""

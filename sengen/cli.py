@@ -75,6 +75,10 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("--settings", metavar="FILE", help="a codegen settings file (JSON)")
     schema.add_argument("--project", metavar="DIR", help="the project folder (default: .)")
     schema.set_defaults(handler=_schema)
+    init = commands.add_parser("init", help="create a new project that builds, runs and tests")
+    init.add_argument("name", metavar="NAME", help="the project's folder; its name is the package")
+    init.add_argument("--class", dest="cls", metavar="CLASS", help="the STL class to start with")
+    init.set_defaults(handler=_init)
     run = commands.add_parser("run", help="run the system a configuration file describes")
     run.add_argument("config", metavar="CONFIG", help="the YAML configuration file")
     run.add_argument("--until", metavar="DURATION", help="stop after this long, e.g. 10s")
@@ -88,6 +92,15 @@ def _parser() -> argparse.ArgumentParser:
         "--start-stop", action="store_true", help="force runMode startAndStop (a smoke test)"
     )
     run.set_defaults(handler=_run)
+    shell = commands.add_parser("shell", help="a console on a system: interactive or scripted")
+    shell.add_argument("configs", nargs="*", metavar="CONFIG", help="YAML configurations to run")
+    shell.add_argument(
+        "-c", dest="commands", metavar="COMMANDS", help="run these commands (';' or newlines)"
+    )
+    shell.add_argument(
+        "--wait", metavar="DURATION", help="how long a command waits for objects and results (5s)"
+    )
+    shell.set_defaults(handler=_shell)
     record = commands.add_parser("record", help="the recorder's tools")
     record_commands = record.add_subparsers(dest="record_command", required=True)
     show = record_commands.add_parser("show", help="print a recording as a table")
@@ -226,6 +239,21 @@ def _schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _init(args: argparse.Namespace) -> int:
+    from sengen.scaffold import InitError, init  # jinja2 templates: only for this command
+
+    folder = Path(args.name)
+    try:
+        project, written = init(folder, args.cls)
+    except InitError as error:
+        sys.stderr.write(f"sengen: error: {error}\n")
+        return EXIT_BAD_INPUT
+    sys.stdout.write(f"created {project.package}.{project.cls} in {folder}/:\n")
+    sys.stdout.writelines(f"  {path}\n" for path in written)
+    sys.stdout.write(f"next:\n  cd {folder}\n  sengen build\n  sengen run config.yaml\n  pytest\n")
+    return EXIT_OK
+
+
 def _run(args: argparse.Namespace) -> int:
     from sengen.runtime import Duration, TimeValueError
     from sengen.runtime.config import ConfigurationError, load_config
@@ -265,6 +293,47 @@ def _run(args: argparse.Namespace) -> int:
     if progress is not None:
         progress.end()
     return code
+
+
+def _shell(args: argparse.Namespace) -> int:
+    from sengen.runtime import Duration, TimeValueError
+    from sengen.runtime.config import ConfigurationError
+    from sengen.runtime.kernel import Kernel, PreloadError
+    from sengen.runtime.shell.component import DEFAULT_WAIT
+    from sengen.runtime.shell.launch import shell_config, shell_of
+
+    wait = DEFAULT_WAIT
+    if args.wait is not None:
+        try:
+            wait = Duration.parse(args.wait)
+        except TimeValueError as error:
+            raise UsageError(f"--wait: {error}") from None
+    paths = [Path(p) for p in args.configs]
+    try:
+        config = shell_config(paths)
+    except ConfigurationError as error:
+        sys.stderr.write("".join(f"{line}\n" for line in error.problems))
+        return EXIT_BAD_INPUT
+    for line in config.warnings:
+        sys.stderr.write(f"{line}\n")
+    for path in paths:
+        config_import_path(path)
+    try:
+        kernel = Kernel(config)
+    except PreloadError as error:
+        sys.stderr.write("".join(f"{line}\n" for line in error.problems))
+        return EXIT_BAD_INPUT
+    shell = shell_of(kernel)
+    if shell is None:
+        sys.stderr.write("sengen: error: component 'shell' is not sengen's shell\n")
+        return EXIT_BAD_INPUT
+    if args.commands is not None:
+        shell.use_script(args.commands, wait)
+    else:
+        shell.wait = wait
+    _configure_logging(config.kernel.log_config)
+    with _signals(kernel):
+        return kernel.run()
 
 
 class _Progress:
