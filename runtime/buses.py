@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from sengen.runtime.addresses import bus_address_problem
@@ -48,6 +48,9 @@ class BusSpace:
         self.transport_loaded = False
         # The transport's way to a remote kernel clock, for a master in this process.
         self.clock_link: ClockLink | None = None
+        # The transport: told of every object a source adds (True) or removes (False), to
+        # find the same name used on a bus by another process (runtime.md §3.13).
+        self.publication_listener: Callable[[Source, NativeObject, bool], None] | None = None
         self.interests = Interests()
 
     def sessions(self) -> list[str]:
@@ -127,10 +130,13 @@ class Source:
             for obj in claimed:
                 self.space.release(self.bus, obj)
             raise
+        listener = self.space.publication_listener
         for obj in batch:
             obj._bind(self.context, self.bus, self.context.time, self.api)
             if self.publisher is not None:
                 self.publisher.added(obj)
+            if listener is not None:
+                listener(self, obj, True)
 
     def remove(self, objects: NativeObject | Iterable[NativeObject]) -> None:
         """Withdraw: the ``unregistered`` hook runs at once; later calls fail."""
@@ -140,8 +146,11 @@ class Source:
                 raise ValueError(
                     f"object '{obj.name}' is not on bus '{self.bus}' of this component"
                 )
+        listener = self.space.publication_listener
         for obj in batch:
             obj._unbind(self.api)
             self.space.release(self.bus, obj)
             if self.publisher is not None:
                 self.publisher.removed(obj)
+            if listener is not None:
+                listener(self, obj, False)

@@ -29,10 +29,6 @@ if TYPE_CHECKING:
 _log = logging.getLogger("sengen.kernel")
 
 Batch = Callable[[list[Object]], None]
-# A change-log record for a recorder: (kind, producer time, object, class or event name,
-# values by STL name): "add" (full state), "set" (changed properties), "event" (arguments),
-# "remove".
-LogRecord = tuple[str, int, NativeObject, str, dict[str, Any]]
 
 
 def build_query(cls: object, bus: str, where: str | None = None) -> Query:
@@ -52,12 +48,22 @@ def build_query(cls: object, bus: str, where: str | None = None) -> Query:
 class RemoteOwner(Protocol):
     """An object of another process as the transport holds it (``remote.RemoteHandle``)."""
 
+    name: str
+    bus: str
+
+    @property
+    def META(self) -> ClassMeta: ...
+
     def view_for(self, context: Context) -> Object:
         """A new proxy of the object for the component of ``context``."""
         ...
 
 
 Owner = NativeObject | RemoteOwner
+# A change-log record for a recorder: (kind, producer time, object, class or event name,
+# values by STL name): "add" (full state), "set" (changed properties), "event" (arguments),
+# "remove". Remote objects' records come from the transport.
+LogRecord = tuple[str, int, Owner, str, dict[str, Any]]
 
 
 class Interest:

@@ -17,10 +17,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 from sengen.runtime import values
 from sengen.runtime.component import Component
-from sengen.runtime.discovery import LogRecord, Subscription
+from sengen.runtime.discovery import LogRecord, Owner, Subscription
 from sengen.runtime.duration import Duration
 from sengen.runtime.meta import ClassMeta
-from sengen.runtime.objects import NativeObject, Object
 
 from sengen.recording import Record, RecordingWriter
 
@@ -57,7 +56,7 @@ class Recording:
         self._sequence = 0
         # The selection that records an object: one object matched by two selections is
         # recorded once.
-        self._holder: dict[NativeObject, int] = {}
+        self._holder: dict[Owner, int] = {}
 
     def start(self, api: RunApi) -> None:
         self.writer = RecordingWriter(Path(self.config.file), self.config.selections)
@@ -90,7 +89,7 @@ class Recording:
                 del self._holder[obj]
                 self._add(time, kind, obj, {})
 
-    def _add(self, time: int, kind: str, obj: Object, data: dict[str, Any]) -> None:
+    def _add(self, time: int, kind: str, obj: Owner, data: dict[str, Any]) -> None:
         self._sequence += 1
         bus = obj.bus or ""
         self.pending.append(Record(time, kind, bus, obj.name, self._sequence, data))

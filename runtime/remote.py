@@ -23,13 +23,13 @@ from sengen.runtime import wire
 from sengen.runtime.calls import Call
 from sengen.runtime.codec import ClassCodec
 from sengen.runtime.context import Context
+from sengen.runtime.describe import describe
 from sengen.runtime.discovery import Delivery, Discovery, Interests, LogRecord, Subscription
 from sengen.runtime.errors import CallDropped, CallError, CallFailed, CallTimeout, ObjectGone
 from sengen.runtime.meta import ClassMeta, EventMeta, MethodMeta, PropertyMeta
 from sengen.runtime.objects import NativeObject, Object, route_call
 from sengen.runtime.proxies import RemoteProxy
 from sengen.runtime.query import Query
-from sengen.runtime.registry import ClassEntry
 
 Send = Callable[[bytes, str], object]  # (frame, what it carries, for a refusal's message)
 
@@ -69,6 +69,7 @@ class Outbox:
         self._subscriptions: dict[int, Subscription] = {}
         self._holders: dict[NativeObject, list[int]] = {}  # which interests hold an object
         self._exposed: dict[int, NativeObject] = {}  # by object id: what calls may reach
+        self._described: set[ClassMeta] = set()  # classes whose description went already
         self._lock = threading.Lock()
 
     def open(self, iid: int, query: Query) -> None:
@@ -105,6 +106,7 @@ class Outbox:
     def _record(self, iid: int, record: LogRecord) -> None:
         """An owner's change-log record, on the owner's thread."""
         kind, time, obj, name, values = record
+        assert isinstance(obj, NativeObject)  # owners log their own objects only
         with self._lock:
             if iid not in self._subscriptions:
                 return  # closed while the owner was answering
@@ -133,9 +135,13 @@ class Outbox:
         meta = obj.META
         bus = obj.bus or ""
         payload = class_codec(meta).encode_properties(state)
+        description = b""
+        if meta not in self._described:
+            self._described.add(meta)
+            description = describe(meta)
         frame = wire.Added(
             self.sender, iid, obj.id, time, bus, obj.name, meta.qualified_name,
-            meta.type_hash, payload,
+            meta.type_hash, description, payload,
         )  # fmt: skip
         self._send(frame.encode(), obj._address)
 
@@ -295,7 +301,8 @@ class RemoteHandle:
 
     def __init__(
         self,
-        entry: ClassEntry,
+        meta: ClassMeta,
+        proxy_class: type[RemoteProxy],
         zid: str,
         oid: int,
         name: str,
@@ -306,7 +313,8 @@ class RemoteHandle:
             [RemoteHandle, RemoteProxy, MethodMeta | PropertyMeta, tuple[Any, ...], int], None
         ],
     ) -> None:
-        self.entry = entry
+        self.meta = meta
+        self._proxy_class = proxy_class  # generated, or dynamic for a class not imported here
         self.zid = zid  # the owner's process
         self.oid = oid
         self.name = name
@@ -316,16 +324,35 @@ class RemoteHandle:
         self._time = time
         self._send_call = send_call
         self._proxies: list[RemoteProxy] = []
+        self._logs: list[Subscription] = []
         self._lock = threading.Lock()
 
     @property
     def address(self) -> str:
         return f"{self.bus}.{self.name}"
 
+    @property
+    def META(self) -> ClassMeta:
+        return self.meta
+
+    def log(self, subscription: Subscription, adding: bool) -> None:
+        """A change-log subscription (a recorder) starts or stops holding this object: the
+        records a local owner would give it, from what arrives."""
+        with self._lock:
+            if adding:
+                self._logs.append(subscription)
+                record: LogRecord = ("add", self._time, self, self.meta.qualified_name,
+                                     dict(self._state))  # fmt: skip
+            else:
+                if subscription in self._logs:
+                    self._logs.remove(subscription)
+                record = ("remove", self._time, self, "", {})
+            _post(subscription, record)
+
     def view_for(self, context: Context) -> Object:
         """In the subscriber's drain: a proxy holding the latest state, fed from now on."""
         with self._lock:
-            proxy = self.entry.remote_proxy(
+            proxy = self._proxy_class(
                 self, context, self.name, self.bus, dict(self._state), self._time
             )
             self._proxies.append(proxy)
@@ -366,15 +393,24 @@ class RemoteHandle:
             dynamic = {k: v for k, v in values.items() if k in self._dynamic_names()}
             for proxy in self._proxies:
                 proxy._receive_state(dynamic, time)
+            for subscription in self._logs:
+                _post(subscription, ("set", time, self, "", dynamic))
 
     def _dynamic_names(self) -> frozenset[str]:
-        return _dynamic_names(self.entry.meta)
+        return _dynamic_names(self.meta)
 
     def emitted(self, name: str, args: tuple[Any, ...], time: int) -> None:
         with self._lock:
             proxies = list(self._proxies)
+            logs = list(self._logs)
         for proxy in proxies:
             proxy._receive_event(name, args, time)
+        if logs:
+            event = self.meta.event(name)
+            assert event is not None
+            named = {a.stl_name: v for a, v in zip(event.args, args, strict=True)}
+            for subscription in logs:
+                _post(subscription, ("event", time, self, name, named))
 
     def gone(self, error: ObjectGone) -> None:
         """Removed by its owner, or its process lost: pending calls fail with ``error``."""
@@ -382,6 +418,11 @@ class RemoteHandle:
             proxies = list(self._proxies)
         for proxy in proxies:
             proxy._receive_removed(error)
+
+
+def _post(subscription: Subscription, record: LogRecord) -> None:
+    if not subscription.closed and subscription.log is not None:
+        subscription._discovery.context.post(subscription.log, record)
 
 
 @functools.cache

@@ -26,17 +26,19 @@ from typing import Any, Literal
 
 import zenoh
 from pydantic import BaseModel, ConfigDict, Field
-from sengen.runtime import wire
+from sengen.runtime import describe, wire
+from sengen.runtime.buses import BusSpace, Source
 from sengen.runtime.calls import Call
 from sengen.runtime.component import Component
 from sengen.runtime.context import Context
 from sengen.runtime.discovery import Delivery, Interest, Interests, Subscription
 from sengen.runtime.duration import Duration, TimeStamp
 from sengen.runtime.errors import CallFailed, ObjectGone
-from sengen.runtime.meta import MethodMeta, PropertyMeta
+from sengen.runtime.meta import ClassMeta, MethodMeta, PropertyMeta
+from sengen.runtime.objects import NativeObject
 from sengen.runtime.proxies import RemoteProxy
 from sengen.runtime.query import QueryError, parse_query
-from sengen.runtime.registry import ClassEntry, registry
+from sengen.runtime.registry import registry
 from sengen.runtime.remote import Calls, Outbox, RemoteHandle, class_codec
 from sengen.runtime.runner import RunApi
 from sengen.runtime.stepping import KernelClock, StepPlan
@@ -46,6 +48,7 @@ _log = logging.getLogger("sengen.transport")
 PREFIX = "sengen/v1"
 DEFAULT_RENDEZVOUS = "tcp/127.0.0.1:7447"
 DEFAULT_MAX_MESSAGE = 16 * 1024 * 1024
+LOSS_GRACE = 0.25  # s: how long a process whose token went may still say goodbye
 # Remote deliveries sort after every local component's (runner indices are small).
 _REMOTE_ORDER = 1 << 40
 _UNSAFE_KEY = re.compile(r"[^A-Za-z0-9_.-]")
@@ -145,6 +148,35 @@ def _undeclare(entity: zenoh.LivelinessToken | zenoh.Subscriber[None] | zenoh.Pu
     entity.undeclare()  # type: ignore[no-untyped-call]  # untyped in zenoh's stubs
 
 
+def _object_key(bus: str, zid: str, registered: int, name: str) -> str:
+    session, _, bus_name = bus.partition(".")
+    text = base64.urlsafe_b64encode(name.encode()).decode().rstrip("=")
+    return f"{PREFIX}/{session}/{bus_name}/@obj/{zid}/{registered}/{text}"
+
+
+def _parse_object(key: str) -> tuple[str, str, int, str] | None:
+    """(bus, process, registration time, name) of an object token, None if not one of ours."""
+    parts = key.split("/")
+    if len(parts) != 8 or parts[4] != "@obj" or not parts[6].isdigit():
+        return None
+    try:
+        name = base64.urlsafe_b64decode(parts[7] + "=" * (-len(parts[7]) % 4)).decode()
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return f"{parts[2]}.{parts[3]}", parts[5], int(parts[6]), name
+
+
+@dataclass
+class _Published:
+    """An object of this process on a bus that travels, announced for §3.13."""
+
+    obj: NativeObject
+    source: Source
+    registered: int  # wall time of the registration, ns: the earlier one keeps the name
+    token: zenoh.LivelinessToken
+    withdrawn: bool = False
+
+
 @dataclass
 class _Announced:
     iid: int
@@ -185,6 +217,9 @@ class Transport(Component):
         self._by_iid: dict[int, Interest] = {}
         self._declared: list[zenoh.LivelinessToken | zenoh.Subscriber[None]] = []
         self._warned: set[tuple[str, str]] = set()
+        # Classes not imported here, by (name, hash): descriptions and the metadata built.
+        self._descriptions: dict[tuple[str, int], bytes] = {}
+        self._dynamic: dict[tuple[str, int], ClassMeta] = {}
         self._warned_at = 0.0
         self.bytes_sent = 0
         self.bytes_received = 0
@@ -200,7 +235,13 @@ class Transport(Component):
         self._opened: list[tuple[int, str]] = []  # stepped interests since our last END
         self._last_end = -1
         self._gone: set[str] = set()  # processes declared lost
+        self._losing: dict[str, float] = {}  # token gone, no goodbye yet: lost at the deadline
         self._remote_clocks: dict[RemoteProxy, RemoteClock] = {}
+        # One name on one bus in two processes (runtime.md §3.13).
+        self._bus_space: BusSpace | None = None
+        self._published: dict[tuple[str, str], _Published] = {}
+        self._names: dict[tuple[str, str], dict[str, int]] = {}  # (bus, name): {process: time}
+        self._conflicts: set[tuple[str, str, str]] = set()  # (bus, name, process) reported
 
     def is_real_time_only(self) -> bool:
         return True
@@ -209,6 +250,7 @@ class Transport(Component):
         api.bus_space.transport_loaded = True
 
     def init(self, api: RunApi) -> None:
+        self._bus_space = api.bus_space
         space = api.bus_space.interests
         self._space = space
         self._session = session = open_session(self.settings)
@@ -219,6 +261,9 @@ class Transport(Component):
             liveliness.declare_subscriber(f"{PREFIX}/@proc/*/*/*", self._on_process, history=True),
             liveliness.declare_subscriber(
                 f"{PREFIX}/*/*/@interest/*/*/*/*", self._on_interest, history=True
+            ),
+            liveliness.declare_subscriber(
+                f"{PREFIX}/*/*/@obj/*/*/*", self._on_object, history=True
             ),
             session.declare_subscriber(f"{PREFIX}/@inbox/{self.zid}", self._on_frame),
             liveliness.declare_token(f"{PREFIX}/@proc/{self.zid}/{os.getpid()}/{app}"),
@@ -232,25 +277,36 @@ class Transport(Component):
         space.listener = self._on_subscription
         for subscription in space.subscriptions():  # opened before the session was
             self._on_subscription(subscription, True)
+        api.bus_space.publication_listener = self._on_publication
         _log.info("transport up: zenoh id %s, %s mode", self.zid, self.settings.mode)
 
     def run(self, api: RunApi) -> None:
-        api.wait_for_stop()
+        # The only work of this thread: processes whose token went without a goodbye are
+        # declared lost once the grace for their last frames has passed.
+        while not api.wait_for_stop(LOSS_GRACE / 4):
+            self._expire_losses()
 
     def unload(self, api: RunApi) -> None:
         self.close()
 
     def close(self) -> None:
-        """Undeclare everything (peers see the removals at once) and close the session."""
+        """Say goodbye on every stream, after everything sent on it, then undeclare
+        everything (peers see the removals at once) and close the session."""
         if self._space is not None:
             self._space.listener = None
+        if self._bus_space is not None:
+            self._bus_space.publication_listener = None
         with self._lock:
             peers, self._peers = list(self._peers.values()), {}
             announced, self._announced = list(self._announced.values()), {}
+            published, self._published = list(self._published.values()), {}
+        goodbye = wire.Bye(self.zid).encode()
         for peer in peers:
+            self._put(peer, goodbye, "a goodbye", stamp=False)
             if peer.outbox is not None:
                 peer.outbox.close_all()
-        for entity in [*(a.token for a in announced), *reversed(self._declared)]:
+        tokens = [*(a.token for a in announced), *(p.token for p in published)]
+        for entity in [*tokens, *reversed(self._declared)]:
             _undeclare(entity)
         self._declared.clear()
         for peer in peers:
@@ -290,6 +346,8 @@ class Transport(Component):
                         order = (_REMOTE_ORDER, next(self._order))
                         delivery = Delivery(True, subscription, handle, order)
                         subscription._discovery.deliver(delivery, False)
+                        if subscription.log is not None:
+                            handle.log(subscription, True)
                 return
             if announced is None:
                 return
@@ -323,6 +381,81 @@ class Transport(Component):
             if not subscription._discovery.forwarded:
                 delivery = Delivery(adding, subscription, handle, order)
                 subscription._discovery.deliver(delivery, False)
+                if subscription.log is not None:
+                    handle.log(subscription, adding)
+
+    # -- one name on one bus in two processes (runtime.md §3.13) -----------------------------
+
+    def _on_publication(self, source: Source, obj: NativeObject, added: bool) -> None:
+        """A source of this process added or removed an object (its owner's thread)."""
+        session = self._session
+        key = (source.bus, obj.name)
+        if session is None or source.bus.startswith("local."):
+            return
+        if added:
+            registered = time.time_ns()
+            name_key = _object_key(source.bus, self.zid, registered, obj.name)
+            token = session.liveliness().declare_token(name_key)
+            with self._lock:
+                self._published[key] = _Published(obj, source, registered, token)
+            self._check_name(key)
+            return
+        with self._lock:
+            published = self._published.get(key)
+            if published is None or published.obj is not obj:
+                return
+            del self._published[key]
+        _undeclare(published.token)
+
+    def _on_object(self, sample: zenoh.Sample) -> None:
+        parsed = _parse_object(str(sample.key_expr))
+        if parsed is None or parsed[1] == self.zid:
+            return
+        bus, zid, registered, name = parsed
+        with self._lock:
+            holders = self._names.setdefault((bus, name), {})
+            if sample.kind == zenoh.SampleKind.PUT:
+                holders[zid] = registered
+            else:
+                holders.pop(zid, None)
+                if not holders:
+                    del self._names[(bus, name)]
+        self._check_name((bus, name))
+
+    def _check_name(self, key: tuple[str, str]) -> None:
+        """The earlier registration keeps the name (ties: the lower process id); the other
+        owner withdraws its object from the bus; both processes log an error."""
+        with self._lock:
+            published = self._published.get(key)
+            holders = dict(self._names.get(key, {}))
+            if published is None or published.withdrawn or not holders:
+                return
+            fresh = [z for z in sorted(holders) if (*key, z) not in self._conflicts]
+            self._conflicts.update((*key, z) for z in fresh)
+            mine = (published.registered, self.zid)
+            first = min((t, z) for z, t in holders.items())
+            lost = first < mine
+            if lost:
+                published.withdrawn = True
+        address = f"{key[0]}.{key[1]}"
+        for zid in fresh:
+            other = self._peer(zid).label
+            if lost and (holders[zid], zid) == first:
+                _log.error(
+                    "object '%s' is also published by process %s, which registered it first:"
+                    " withdrawn from bus '%s'",
+                    address, other, key[0],
+                )  # fmt: skip
+            elif not lost:
+                _log.error(
+                    "object '%s' is also published by process %s, which registered it later:"
+                    " this process keeps the name",
+                    address, other,
+                )  # fmt: skip
+        if lost:
+            owner = published.obj._ctx
+            if owner is not None:
+                owner.post(_withdraw, published.source, published.obj)
 
     # -- other processes -----------------------------------------------------------------------
 
@@ -341,13 +474,28 @@ class Transport(Component):
         if sample.kind == zenoh.SampleKind.PUT:
             with self._lock:
                 self._gone.discard(zid)
+                self._losing.pop(zid, None)
             self._peer(zid).label = label
             _log.info("process %s (%s) joined", label, zid)
         else:
+            # Its last frames and its goodbye travel on another path than the token: give
+            # them a moment, so that an orderly leave is not taken for a loss.
+            with self._lock:
+                self._losing.setdefault(zid, time.monotonic() + LOSS_GRACE)
+
+    def _expire_losses(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            expired = sorted(z for z, deadline in self._losing.items() if deadline <= now)
+            for zid in expired:
+                del self._losing[zid]
+        for zid in expired:
             self._lost(zid)
 
-    def _lost(self, zid: str) -> None:
-        """A process left or was lost: its objects go, the calls waiting for it fail."""
+    def _lost(self, zid: str, left: bool = False) -> None:
+        """A process left (``left``) or was lost: its objects go, the calls waiting for it
+        fail."""
+        how = "left" if left else "lost"
         with self._lock:
             self._gone.add(zid)  # a step no longer waits for its END markers
             self._steps.notify_all()
@@ -364,12 +512,15 @@ class Transport(Component):
         for handle in handles:
             handle.gone(
                 ObjectGone(
-                    f"object '{handle.address}' no longer exists (process {peer.label} lost)"
+                    f"object '{handle.address}' no longer exists (process {peer.label} {how})"
                 )
             )
         if peer.publisher is not None:
             _undeclare(peer.publisher)
-        _log.warning("process %s lost: %d object(s) removed", peer.label, len(handles))
+        if left:
+            _log.info("process %s left: %d object(s) removed", peer.label, len(handles))
+        else:
+            _log.warning("process %s lost: %d object(s) removed", peer.label, len(handles))
 
     def _on_interest(self, sample: zenoh.Sample) -> None:
         token = _parse_interest(str(sample.key_expr))
@@ -463,6 +614,11 @@ class Transport(Component):
         if isinstance(frame, wire.EndOfStep):
             self._end_arrived(frame)
             return
+        if isinstance(frame, wire.Bye):
+            with self._lock:
+                self._losing.pop(frame.sender, None)
+            self._lost(frame.sender, left=True)
+            return
         if isinstance(frame, wire.StepOrder):
             clock = self._clock
             if clock is not None:
@@ -487,7 +643,7 @@ class Transport(Component):
             handle = peer.handles.get(frame.oid)
             if handle is None:
                 return
-            codec = class_codec(handle.entry.meta)
+            codec = class_codec(handle.meta)
             if isinstance(frame, wire.Changed):
                 handle.changed(codec.decode_properties(frame.state), frame.time)
             elif isinstance(frame, wire.Emitted):
@@ -497,13 +653,17 @@ class Transport(Component):
                 self._removed(peer, handle, frame.iid)
 
     def _added(self, frame: wire.Added) -> None:
+        if frame.description:  # sent once per class: kept even if this frame is not used
+            with self._lock:
+                self._descriptions.setdefault((frame.cls, frame.type_hash), frame.description)
         if frame.iid not in self._by_iid or frame.sender in self._gone:
             return  # an interest closed meanwhile, or a late frame of a lost process
         peer = self._peer(frame.sender)
-        entry = self._class_of(frame.cls, frame.type_hash, peer)
-        if entry is None:
+        found = self._class_of(frame.cls, frame.type_hash, peer)
+        if found is None:
             return
-        state = class_codec(entry.meta).decode_properties(frame.state)
+        meta, proxy_class = found
+        state = class_codec(meta).decode_properties(frame.state)
         with self._lock:
             if frame.sender in self._gone:
                 return  # lost meanwhile: no object of it may appear again
@@ -511,8 +671,9 @@ class Transport(Component):
             if handle is None:
                 send = functools.partial(self._send_call, peer)
                 handle = RemoteHandle(
-                    entry, peer.zid, frame.oid, frame.name, frame.bus, state, frame.time, send
-                )
+                    meta, proxy_class, peer.zid, frame.oid, frame.name, frame.bus, state,
+                    frame.time, send,
+                )  # fmt: skip
                 peer.handles[frame.oid] = handle
             else:
                 handle.snapshot(state, frame.time)
@@ -532,24 +693,40 @@ class Transport(Component):
             peer.handles.pop(handle.oid, None)
         handle.gone(ObjectGone(f"object '{handle.address}' no longer exists"))
 
-    def _class_of(self, name: str, type_hash: int, peer: Peer) -> ClassEntry | None:
+    def _class_of(
+        self, name: str, type_hash: int, peer: Peer
+    ) -> tuple[ClassMeta, type[RemoteProxy]] | None:
+        """The generated class of that name and hash; a class known here under another hash is
+        refused (logged once per class and process); a class not imported here gets a dynamic
+        proxy built from its description."""
         entry = registry.by_hash(name, type_hash)
         if entry is not None:
-            return entry
+            return entry.meta, entry.remote_proxy
         key = (name, peer.zid)
-        if key not in self._warned:
-            self._warned.add(key)
-            if registry.knows_class(name):
+        if registry.knows_class(name):
+            if key not in self._warned:
+                self._warned.add(key)
                 _log.warning(
                     "type '%s' has an incompatible remote implementation (process %s)",
                     name, peer.label,
                 )  # fmt: skip
-            else:
-                _log.warning(
-                    "type '%s' of process %s is not known here: its objects are not shown",
-                    name, peer.label,
-                )  # fmt: skip
-        return None
+            return None
+        with self._lock:
+            meta = self._dynamic.get((name, type_hash))
+            description = self._descriptions.get((name, type_hash))
+        if meta is None and description is not None:
+            try:
+                meta = describe.read(description)
+            except describe.DescriptionError as error:
+                self._warn(f"type '{name}' of process {peer.label}: {error}")
+                return None
+            with self._lock:
+                meta = self._dynamic.setdefault((name, type_hash), meta)
+            _log.info("type '%s' is not imported here: dynamic proxies for its objects", name)
+        if meta is None:
+            self._warn(f"type '{name}' of process {peer.label} came without its description")
+            return None
+        return meta, describe.dynamic_proxy(meta)
 
     def _send_call(
         self,
@@ -561,7 +738,7 @@ class Transport(Component):
         call_id: int,
     ) -> None:
         """A proxy's call, at its caller's commit."""
-        codec = class_codec(handle.entry.meta)
+        codec = class_codec(handle.meta)
         setter = isinstance(member, PropertyMeta)
         try:
             if setter:
@@ -722,3 +899,9 @@ class RemoteClock:
 
 def _ns(value: Any) -> int | None:
     return value.ns if isinstance(value, Duration) else None
+
+
+def _withdraw(source: Source, obj: NativeObject) -> None:
+    """In the owner's drain: the object leaves the bus it lost to another process."""
+    if obj.bus == source.bus:
+        source.remove(obj)

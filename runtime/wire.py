@@ -113,7 +113,8 @@ OK, FAILED, GONE, DROPPED, TIMED_OUT = range(5)
 
 @dataclass(frozen=True, slots=True)
 class Added:
-    """An object (re)matching interest ``iid`` of the receiver: its full state (the snapshot)."""
+    """An object (re)matching interest ``iid`` of the receiver: its full state (the snapshot),
+    and, the first time its class goes to the receiver, the class's type description."""
 
     KIND: ClassVar[int] = 1
     sender: str
@@ -124,18 +125,26 @@ class Added:
     name: str
     cls: str
     type_hash: int
+    description: bytes
     state: bytes
 
     def encode(self) -> bytes:
         w = _Writer(self.KIND, self.sender).u32(self.iid).u64(self.oid).i64(self.time)
         w.text(self.bus).text(self.name).text(self.cls).u64(self.type_hash)
+        w.u32(len(self.description))
+        w.out += self.description
         return w.rest(self.state)
 
     @classmethod
     def read(cls, sender: str, r: _Reader) -> Added:
         iid, oid, time = r.u32(), r.u64(), r.i64()
         bus, name, class_name, type_hash = r.text(), r.text(), r.text(), r.u64()
-        return cls(sender, iid, oid, time, bus, name, class_name, type_hash, r.rest())
+        size = r.u32()
+        if r.pos + size > len(r.data):
+            raise WireError(f"bad description length {size}")
+        description = r.data[r.pos : r.pos + size]
+        r.pos += size
+        return cls(sender, iid, oid, time, bus, name, class_name, type_hash, description, r.rest())
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,10 +333,39 @@ class StepOrder:
         return cls(sender, step, groups[0], groups[1])
 
 
-Frame = Added | Changed | Emitted | Removed | Invoke | Result | Stamped | EndOfStep | StepOrder
+@dataclass(frozen=True, slots=True)
+class Bye:
+    """The sender is leaving in order: everything it sent before has arrived."""
+
+    KIND: ClassVar[int] = 10
+    sender: str
+
+    def encode(self) -> bytes:
+        return bytes(_Writer(self.KIND, self.sender).out)
+
+    @classmethod
+    def read(cls, sender: str, r: _Reader) -> Bye:
+        _end(r)
+        return cls(sender)
+
+
+Frame = (
+    Added | Changed | Emitted | Removed | Invoke | Result | Stamped | EndOfStep | StepOrder | Bye
+)
 _KINDS: dict[int, type[Frame]] = {
     k.KIND: k
-    for k in (Added, Changed, Emitted, Removed, Invoke, Result, Stamped, EndOfStep, StepOrder)
+    for k in (
+        Added,
+        Changed,
+        Emitted,
+        Removed,
+        Invoke,
+        Result,
+        Stamped,
+        EndOfStep,
+        StepOrder,
+        Bye,
+    )
 }
 
 

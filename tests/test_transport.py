@@ -15,7 +15,11 @@ from typing import Any
 import pytest
 import zenoh
 from sengen.runtime import wire
+from sengen.recording import read_recording
+from sengen.runtime import Duration
+from sengen.runtime.config import load_config_text
 from sengen.runtime.errors import CallFailed, LocalMethodError, ObjectGone
+from sengen.runtime.kernel import Kernel
 from sengen.runtime.runner import RunApi
 from transport_support import (
     Process,
@@ -24,6 +28,7 @@ from transport_support import (
     make_project,
     producer_config,
     session_name,
+    transport_entry,
 )
 
 ROOT = "xtgen"
@@ -331,7 +336,9 @@ def _junk(rng: random.Random, session: str) -> list[bytes]:
     """Random payloads, frames with random bodies, and valid frames cut short or flipped."""
     cls = "xbus.Sensor"
     valid = [
-        wire.Added("f" * 32, 999, 1, 0, f"{session}.b", "fuzz", cls, 1, b"\x00" * 12).encode(),
+        wire.Added(
+            "f" * 32, 999, 1, 0, f"{session}.b", "fuzz", cls, 1, b"{}", b"\x00" * 12
+        ).encode(),
         wire.Changed("f" * 32, 1, 5, b"\x01\x00\x00\x00" + b"\x07" * 12).encode(),
         wire.Emitted("f" * 32, 1, 5, b"\xff" * 9).encode(),
         wire.Removed("f" * 32, 1, 1).encode(),
@@ -509,3 +516,150 @@ def test_only_sessions_other_than_local_are_announced(shared: tuple[int, str]) -
         watcher.close()  # type: ignore[no-untyped-call]
     assert code == 0 and probe.done
     assert not any("/local/" in key for key in keys), keys
+
+
+FOREIGN_STL = """\
+package ybus;
+
+enum Colour : u8 { red, green, blue }
+
+struct Point
+{
+  x : f64,
+  y : f64
+}
+
+struct Tagged
+{
+  label : string,
+  at    : Point
+}
+
+variant Shape
+{
+  Point,
+  Tagged
+}
+
+optional<string> MaybeNote;
+sequence<i32, 8> Small;
+
+class Gadget
+{
+  var serial : u32 [static];
+  var colour : Colour [writable];
+  var where  : Point;
+  var shape  : Shape [confirmed];
+  var note   : MaybeNote [confirmed];
+  var counts : Small [confirmed];
+
+  event moved(to: Point) [confirmed];
+
+  fn scale(by: f64) -> Point;
+  fn label(prefix: string) -> string [const];
+}
+"""
+
+FOREIGN_IMPL = """\
+from typing import Any
+
+from ygen.ybus import GadgetBase, Point, Shape, Tagged
+
+
+class Moving(GadgetBase):
+    def update(self, api: Any) -> None:
+        where = Point(self.where.x + 1.0, 2.0)
+        self.set_next_where(where)
+        self.set_next_shape(Shape("Tagged", Tagged(f"t{int(where.x)}", where)))
+        self.set_next_note(None if int(where.x) % 2 else "even")
+        self.set_next_counts((1, 2, int(where.x)))
+        self.events.moved.emit(where)
+
+    def scale_impl(self, by: float) -> Point:
+        return Point(self.where.x * by, self.where.y * by)
+
+    def label_impl(self, prefix: str) -> str:
+        return f"{prefix}-{self.colour.name}"
+"""
+
+
+def test_an_object_of_a_class_not_imported_here_is_used_through_a_dynamic_proxy(
+    tmp_path: Path,
+) -> None:
+    """The producer's package is generated in its own folder and never imported here."""
+    import sengen
+
+    (tmp_path / "stl" / "ybus").mkdir(parents=True)
+    (tmp_path / "stl" / "ybus" / "ybus.stl").write_text(FOREIGN_STL)
+    assert sengen.generate([tmp_path / "stl"], output=tmp_path / "ygen").ok
+    (tmp_path / "ygen_impls.py").write_text(FOREIGN_IMPL)
+    port, session = free_port(), session_name("dynamic")
+    config = producer_config(ROOT, port, session, "name: g1, class: ybus.Moving, serial: 42")
+    config = config.replace(f"[{ROOT}.xbus, {ROOT}_impls]", "[ygen.ybus, ygen_impls]")
+    producer = Process(tmp_path, "foreign", config)
+    seen: dict[str, Any] = {"moved": []}
+    try:
+
+        def setup(api: RunApi) -> None:
+            seen["sub"] = api.select(f"SELECT * FROM {session}.b")
+
+        def use(api: RunApi) -> bool:
+            if not seen["sub"].objects:
+                return False
+            gadget = seen["g1"] = seen["sub"].objects[0]
+            gadget.events.moved.connect(seen["moved"].append)
+            blue = type(gadget.colour)["blue"]
+            seen["calls"] = [
+                gadget.call("scale", 2.0),
+                gadget.set_next("colour", blue),
+            ]
+            return True
+
+        def answered(api: RunApi) -> bool:
+            if not all(c.done() for c in seen["calls"]) or len(seen["moved"]) < 3:
+                return False
+            if "label" not in seen:
+                seen["label"] = seen["g1"].call("label", "p")
+            return bool(seen["label"].done())
+
+        code, probe = consume(port, [use, answered], setup)
+    finally:
+        output = producer.stop()
+    assert code == 0 and probe.done, output
+    gadget = seen["g1"]
+    assert type(gadget).__name__ == "GadgetDynamicProxy"
+    assert gadget.META.qualified_name == "ybus.Gadget"
+    assert gadget.serial == 42 and gadget.get("serial") == 42
+    assert gadget.colour.name == "blue"  # the setter went through and came back
+    where = gadget.where
+    assert where.y == 2.0 and where.x >= 1.0
+    shape = gadget.shape
+    assert shape.tag == "Tagged" and shape.value.at == where
+    assert shape.value.label == f"t{int(where.x)}"
+    assert gadget.note == (None if int(where.x) % 2 else "even")
+    assert gadget.counts == (1, 2, int(where.x))
+    scaled = seen["calls"][0].result()
+    assert scaled.y == 4.0 and scaled.x >= 2.0
+    assert seen["label"].result() == "p-blue"
+    xs = [p.x for p in seen["moved"]]
+    assert xs == [xs[0] + i for i in range(len(xs))]  # events in order, none lost
+
+
+def test_the_recorder_records_remote_objects(shared: tuple[int, str], tmp_path: Path) -> None:
+    port, session = shared
+    path = tmp_path / "remote.jsonl"
+    selection = f"SELECT xbus.Sensor FROM {session}.b WHERE serial = 7"
+    text = (
+        "kernel: {appName: recording}\nload:\n" + transport_entry(port) + "  - name: recorder\n"
+        "    freqHz: 10\n    recordings:\n"
+        f"      - {{name: r, file: {path}, selections: ['{selection}']}}\n"
+    )
+    assert Kernel(load_config_text(text)).run(Duration.parse("1.5 s")) == 0
+    _, records = read_recording(path)
+    kinds = [r["kind"] for r in records]
+    assert kinds[0] == "add" and {r["object"] for r in records} == {"s1"}
+    assert records[0]["class"] == "xbus.Sensor" and records[0]["state"]["serial"] == 7
+    counts = [r["values"]["count"] for r in records if r["kind"] == "set"]
+    assert len(counts) > 20 and counts == list(range(counts[0], counts[0] + len(counts)))
+    ticks = [r["args"]["count"] for r in records if r["kind"] == "event" and r["event"] == "ticked"]
+    assert ticks[-5:] == counts[-5:]  # each commit's event beside its values
