@@ -76,7 +76,8 @@ from sengen.runtime.context import Context
 from sengen.runtime.kernel import Kernel
 from sengen.runtime.remote import class_codec
 from sengen.runtime.runner import RunApi
-from sengen.runtime.transport import Transport, TransportConfig, open_session
+from sengen.runtime.transport import Transport
+from sengen.runtime.zenoh_link import TransportConfig, open_session
 
 import sengen
 

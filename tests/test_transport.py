@@ -14,9 +14,7 @@ from typing import Any
 
 import pytest
 import zenoh
-from sengen.runtime import wire
-from sengen.recording import read_recording
-from sengen.runtime import Duration
+from sengen.runtime import Duration, wire
 from sengen.runtime.config import load_config_text
 from sengen.runtime.errors import CallFailed, LocalMethodError, ObjectGone
 from sengen.runtime.kernel import Kernel
@@ -30,6 +28,8 @@ from transport_support import (
     session_name,
     transport_entry,
 )
+
+from sengen.recording import read_recording
 
 ROOT = "xtgen"
 pytestmark = pytest.mark.slow
