@@ -72,6 +72,7 @@ class Peer:
     outbox: Outbox | None = None
     calls: Calls = field(default_factory=Calls)
     handles: dict[int, RemoteHandle] = field(default_factory=dict)
+    closed: bool = False  # left or lost: nothing more is sent to it
 
 
 class Transport(Component):
@@ -173,6 +174,8 @@ class Transport(Component):
             undeclare(entity)
         self._declared.clear()
         for peer in peers:
+            with self._lock:
+                peer.closed = True
             if peer.publisher is not None:
                 undeclare(peer.publisher)
         if self._session is not None:
@@ -287,6 +290,7 @@ class Transport(Component):
             peer = self._peers.pop(zid, None)
             if peer is None:
                 return
+            peer.closed = True
             handles = list(peer.handles.values())
             peer.handles.clear()
             for handle in handles:
@@ -356,11 +360,11 @@ class Transport(Component):
             )  # fmt: skip
             return False
         session = self._session
-        if session is None:
-            return False
         publisher = peer.publisher
         if publisher is None:
             with self._lock:
+                if peer.closed or session is None:
+                    return False
                 if peer.publisher is None:
                     peer.publisher = session.declare_publisher(
                         f"{PREFIX}/@inbox/{peer.zid}",
@@ -368,7 +372,10 @@ class Transport(Component):
                         reliability=zenoh.Reliability.RELIABLE,
                     )
                 publisher = peer.publisher
-        publisher.put(data)
+        try:
+            publisher.put(data)
+        except zenoh.ZError:  # the peer left, or this session closed, meanwhile
+            return False
         self.bytes_sent += len(data)
         return True
 

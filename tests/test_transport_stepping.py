@@ -11,31 +11,40 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+from sengen.recording import read_recording
 from sengen.runtime.config import load_config_text
 from sengen.runtime.kernel import Kernel
+from sengen.runtime.transport import Transport
 from transport_support import Process, free_port, make_project, session_name
 
 ROOT = "xsgen"
 pytestmark = pytest.mark.slow
 
-P30, P10, P50, P7, P100 = 33_333_333, 100_000_000, 20_000_000, 142_857_143, 10_000_000
+P30, P10, P50, P100 = 33_333_333, 100_000_000, 20_000_000, 10_000_000
 STEPS = 400
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, ModuleType]]:
     folder = tmp_path_factory.mktemp("stepping")
-    for _ in make_project(folder, ROOT):
-        yield folder
+    for impls in make_project(folder, ROOT):
+        yield folder, impls
 
 
 def kernel_config(
-    port: int, session: str, recording: Path, objects: list[tuple[str, str, float]], name: str
+    port: int,
+    session: str,
+    recording: Path,
+    objects: list[tuple[str, str, float]],
+    name: str,
+    perturbed: bool = False,
 ) -> str:
     """A virtual-time kernel with the transport, a recorder of its own objects on
-    ``<session>.b`` and one ``build:`` component per (name, class, rate)."""
+    ``<session>.b`` and one ``build:`` component per (name, class, rate); ``perturbed``: the
+    frames its transport receives are randomly delayed."""
     lines = [
         "kernel:",
         f"  appName: {name}",
@@ -49,8 +58,10 @@ def kernel_config(
         "  - name: recorder",
         "    recordings:",
         f"      - {{name: r, file: {recording}, selections: ['SELECT * FROM {session}.b']}}",
-        "build:",
     ]
+    if perturbed:
+        lines += ["  - name: delayer", f'    component: "{ROOT}_impls:Delayer"']
+    lines += ["build:"]
     for name, cls, rate in objects:
         serial = ", serial: 1" if cls != "Watching" else ""
         lines += [
@@ -64,12 +75,14 @@ def kernel_config(
 
 
 OTHERS: dict[str, list[tuple[str, str, float]]] = {
-    "b": [("b1", "Counting", 50), ("wb", "Watching", 7)],
+    "b": [("b1", "Counting", 50), ("wb", "Watching", 10)],
     "c": [("c1", "Counting", 100), ("wc", "Watching", 50)],
 }
 
 
-def run_system(project: Path, tag: str) -> tuple[list[int], list[Path]]:
+def run_system(
+    project: Path, impls: ModuleType, tag: str, perturbed: bool
+) -> tuple[list[int], list[Path]]:
     """One run: the other kernels in child processes, the master here, ``STEPS`` steps; the
     master's time after each step and every kernel's recording."""
     port, session = free_port(), session_name("stepped")  # one session name for both runs
@@ -78,7 +91,7 @@ def run_system(project: Path, tag: str) -> tuple[list[int], list[Path]]:
         Process(
             project,
             f"{name}_{tag}",
-            kernel_config(port, session, recordings[name], objects, name),
+            kernel_config(port, session, recordings[name], objects, name, perturbed),
             until=None,  # stepped by the master here, until stopped
         )
         for name, objects in OTHERS.items()
@@ -87,6 +100,9 @@ def run_system(project: Path, tag: str) -> tuple[list[int], list[Path]]:
     kernel = Kernel(load_config_text(kernel_config(port, session, recordings["a"], mine, "a")))
     times: list[int] = []
     outputs: list[str] = []
+    original = Transport.handle_frame
+    if perturbed:
+        impls.delay_frames(Transport)
     try:
         assert kernel.start()
         deadline = time.monotonic() + 20
@@ -103,6 +119,7 @@ def run_system(project: Path, tag: str) -> tuple[list[int], list[Path]]:
             stepper.step()
             times.append(stepper.kernel_time)
     finally:
+        Transport.handle_frame = original  # type: ignore[method-assign]
         kernel.shutdown()
         outputs = [other.stop() for other in others]
     for output in outputs:
@@ -117,12 +134,14 @@ def due_times(periods: list[int], count: int) -> list[int]:
 
 
 def test_processes_step_together_on_the_nearest_due_time_and_reproducibly(
-    project: Path,
+    project: tuple[Path, ModuleType],
 ) -> None:
-    first, one = run_system(project, "one")
-    second, two = run_system(project, "two")
+    """The second run is perturbed: every process delays frames it receives at random."""
+    folder, impls = project
+    first, one = run_system(folder, impls, "one", perturbed=False)
+    second, two = run_system(folder, impls, "two", perturbed=True)
     # Every kernel's periods (the recorders run at 30 Hz, like a1).
-    assert first == due_times([P30, P10, P50, P7, P100], STEPS)
+    assert first == due_times([P30, P10, P50, P100], STEPS)
     assert second == first
     for left, right in zip(one, two, strict=True):
         compare = subprocess.run(
@@ -132,6 +151,16 @@ def test_processes_step_together_on_the_nearest_due_time_and_reproducibly(
             timeout=60,
         )
         assert compare.returncode == 0, compare.stdout + compare.stderr
-    # What crossed: each watcher summed the other process's events and call answers.
+    # What crossed: each watcher summed the other processes' events, call answers and counts,
+    # and set their setpoints.
     recorded = one[1].read_text()
     assert '"heard"' in recorded and '"answers"' in recorded and '"total"' in recorded
+    assert '"setpoint"' in recorded
+    # A call between processes made in step s ran in step s + 1 (wa and wb at 10 Hz): one
+    # period, always, as in one process; the watchers subscription opened mid-run.
+    for path, watcher in ((one[0], "wa"), (one[1], "wb")):
+        _, records = read_recording(path)
+        changes = [r["values"] for r in records if r["object"] == watcher and r["kind"] == "set"]
+        delays = {c["delay"] for c in changes if "delay" in c}
+        bumped = [c["bumped"] for c in changes if "bumped" in c]
+        assert delays == {P10} and bumped[-1] > 10, (watcher, delays, bumped)

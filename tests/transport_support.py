@@ -52,14 +52,21 @@ class Watcher
   var total   : i64 [confirmed];
   var heard   : i64 [confirmed];
   var answers : i64 [confirmed];
-  var bumps   : i64 [confirmed];
+  var delay   : i64 [confirmed];
+  var bumped  : i64 [confirmed];
 
-  fn bump(by: i64) -> i64;
+  // From another watcher at the time it sent the call: when both have the same period, delay
+  // is set to how long the call took to run, and bumped counts it.
+  fn bump(sent: i64, period: i64) -> i64;
 }
 """
 
 IMPLEMENTATIONS = """\
+import random
+import time
 from typing import Any
+
+from sengen.runtime.component import Component
 
 from {root}.xbus import SensorBase, WatcherBase
 
@@ -97,27 +104,43 @@ class Still(Counting):
 
 
 class Watching(WatcherBase):
-    '''Reads the sensors' counts, sums their ``ticked`` events and calls ``add`` on each.'''
+    '''Reads the sensors' counts, sums their ``ticked`` events, calls ``add`` on each and sets
+    their setpoint; from its tenth cycle on it also watches the other watchers (a subscription
+    opened mid-run) and bumps them with its cycle time.'''
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
+        self.api: Any = None
         self.sensors: Any = None
+        self.watchers: Any = None
+        self.cycles = 0
+        self.last = -1
+        self.period = 0
         self.heard_sum = 0
         self.answer_sum = 0
         self.connected: set[str] = set()
 
     def update(self, api: Any) -> None:
+        self.api = api
+        now = api.get_time().ns
+        self.period, self.last = now - self.last, now
+        self.cycles += 1
         if self.sensors is None:
             self.sensors = api.select(f"SELECT xbus.Sensor FROM {self.bus}")
             return
+        if self.cycles == 10:
+            self.watchers = api.select(f"SELECT xbus.Watcher FROM {self.bus}")
         total = 0
         for sensor in sorted(self.sensors.objects, key=lambda s: s.name):
             if sensor.name not in self.connected:
                 self.connected.add(sensor.name)
                 sensor.events.ticked.connect(self._heard)
             total += sensor.count
-            call = sensor.add(sensor.count, 1)
-            call.add_done_callback(self._answered)
+            sensor.add(sensor.count, 1).add_done_callback(self._answered)
+            sensor.set_next_setpoint(float(total % 1000))
+        for watcher in sorted(self.watchers or (), key=lambda w: w.name):
+            if watcher.name != self.name:
+                watcher.bump(now, self.period)
         self.set_next_total(total)
         self.set_next_heard(self.heard_sum)
         self.set_next_answers(self.answer_sum)
@@ -129,9 +152,39 @@ class Watching(WatcherBase):
         if call.exception() is None:
             self.answer_sum += call.result()
 
-    def bump_impl(self, by: int) -> int:
-        self.set_next_bumps(self.bumps + by)
-        return self.bumps + by
+    def bump_impl(self, sent: int, period: int) -> int:
+        delay = self.api.get_time().ns - sent
+        if period == self.period:
+            self.set_next_delay(delay)
+            self.set_next_bumped(self.get_next_bumped() + 1)
+        return delay
+
+
+class Delayer(Component):
+    '''Perturbs a run: every frame this process's transport receives waits up to 0.3 ms.'''
+
+    def preload(self, api: Any) -> None:
+        from sengen.runtime.transport import Transport
+
+        delay_frames(Transport)
+
+    def is_real_time_only(self) -> bool:
+        return True
+
+    def run(self, api: Any) -> None:
+        api.wait_for_stop()
+
+
+def delay_frames(transport: Any) -> None:
+    original = transport.handle_frame
+    rng = random.Random()
+
+    def delayed(self: Any, sender: str, data: bytes) -> None:
+        if rng.random() < 0.3:
+            time.sleep(rng.uniform(0, 0.0003))
+        original(self, sender, data)
+
+    transport.handle_frame = delayed
 
 
 class Burst(Counting):
