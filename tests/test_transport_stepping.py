@@ -14,11 +14,12 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from sengen.recording import read_recording
 from sengen.runtime.config import load_config_text
 from sengen.runtime.kernel import Kernel
 from sengen.runtime.transport import Transport
 from transport_support import Process, free_port, make_project, session_name
+
+from sengen.recording import read_recording
 
 ROOT = "xsgen"
 pytestmark = pytest.mark.slow
