@@ -144,7 +144,9 @@ def test_sengen_shell_merges_its_files_and_starts_the_shell_last(tmp_path: Path)
     (tmp_path / "a.yaml").write_text(PIPELINE)
     (tmp_path / "b.yaml").write_text("load:\n  - {name: shell, open: [local.b]}\n")
     config = shell_config([tmp_path / "a.yaml", tmp_path / "b.yaml"])
-    (shell,) = config.load
+    entries = {e.name: e for e in config.load}  # the preset: a transport and the shell (1.12)
+    assert entries.keys() == {"transport", "shell"} and entries["transport"].group == 1
+    shell = entries["shell"]
     assert (shell.name, shell.group, shell.settings) == ("shell", 3, {"open": ["local.b"]})
     assert config.kernel.log_config.level == "warn"
 
@@ -154,7 +156,11 @@ def test_a_file_may_place_the_shell_and_set_the_log_level(tmp_path: Path) -> Non
         PIPELINE + "kernel: {logConfig: {level: debug}}\nload: [{name: shell, group: 2}]\n"
     )
     config = shell_config([tmp_path / "a.yaml"])
-    assert [(e.name, e.group) for e in config.load] == [("shell", 2)]
+    assert sorted((e.name, e.group) for e in config.load) == [("shell", 2), ("transport", 1)]
     assert config.kernel.log_config.level == "debug"
     bare = shell_config([])
-    assert [(e.name, e.group) for e in bare.load] == [("shell", 1)] and not bare.build
+    assert sorted((e.name, e.group) for e in bare.load) == [("shell", 1), ("transport", 1)]
+    assert not bare.build
+    (tmp_path / "own.yaml").write_text("load: [{name: zenoh, rendezvous: null}]\n")
+    own = shell_config([tmp_path / "own.yaml"])  # a file's own transport is the only one
+    assert sorted(e.name for e in own.load) == ["shell", "zenoh"]

@@ -1,4 +1,6 @@
-"""What ``sengen shell [CONFIG...]`` runs: the given configurations merged in order, plus a shell.
+"""What ``sengen shell [CONFIG...]`` runs: the given configurations merged in order, plus a
+transport (unless they load one) and a shell (runtime.md §1.12), so that the shell sees the
+objects of every process of the machine's default rendezvous.
 
 The files are merged exactly as ``include`` merges them (runtime.md §1.3), so a shell entry in
 one of them keeps its keys. Unless a file places the shell in a group, it joins the highest group
@@ -18,6 +20,7 @@ from sengen.runtime.kernel import Kernel
 from .component import Shell
 
 NAME = "shell"
+TRANSPORTS = ("transport", "zenoh", "ether")  # the names the shipped transport answers to
 
 
 def shell_config(paths: Sequence[Path]) -> Config:
@@ -26,6 +29,9 @@ def shell_config(paths: Sequence[Path]) -> Config:
     if paths:
         tree = {"include": [str(p.resolve()) for p in paths], **tree}
     config = load_config_text(yaml.safe_dump(tree), "<sengen shell>")
+    if not any(e.name in TRANSPORTS for e in config.load):
+        tree["load"] = [{"name": "transport"}, {"name": NAME}]
+        config = load_config_text(yaml.safe_dump(tree), "<sengen shell>")
     entry = next(e for e in config.load if e.name == NAME)
     if "group" not in _user_shell(config):
         groups = [e.group for e in (*config.load, *config.build)]
