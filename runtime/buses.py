@@ -19,6 +19,7 @@ from sengen.runtime.context import Context
 from sengen.runtime.discovery import Interests, Publisher
 from sengen.runtime.errors import SengenRuntimeError
 from sengen.runtime.objects import NativeObject, object_id
+from sengen.runtime.sessions import BusDirectory
 from sengen.runtime.stepping import ClockLink
 
 _log = logging.getLogger("sengen.kernel")
@@ -52,6 +53,7 @@ class BusSpace:
         # find the same name used on a bus by another process (runtime.md §3.13).
         self.publication_listener: Callable[[Source, NativeObject, bool], None] | None = None
         self.interests = Interests()
+        self.directory = BusDirectory()  # what api.sessions() reports
 
     def sessions(self) -> list[str]:
         """The sessions in use, sorted."""
@@ -86,15 +88,19 @@ class BusSpace:
             ids[ident] = obj.name
             first_use = session not in self._sessions
             self._sessions.add(session)
+        self.directory.add(bus)
         if first_use and session != LOCAL_SESSION and not self.transport_loaded:
             _log.info("no transport loaded: session '%s' is process-local", session)
 
     def release(self, bus: str, obj: NativeObject) -> None:
         with self._lock:
             names = self._names.get(bus, {})
-            if names.get(obj.name, (None, ""))[0] is obj:
+            held = names.get(obj.name, (None, ""))[0] is obj
+            if held:
                 del names[obj.name]
                 self._ids.get(bus, {}).pop(object_id(f"{bus}.{obj.name}"), None)
+        if held:
+            self.directory.remove(bus)
 
 
 class Source:

@@ -1,4 +1,4 @@
-"""One name on one bus in two processes (runtime.md §3.13).
+"""Other processes' objects by name: duplicates (runtime.md §3.13) and detected buses.
 
 Every object a source of this process publishes on a bus that travels is announced with a
 liveliness token carrying its registration wall time. When another process announces the same
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import zenoh
 from sengen.runtime.buses import Source
 from sengen.runtime.objects import NativeObject
+from sengen.runtime.sessions import BusDirectory
 from sengen.runtime.zenoh_link import object_key, parse_object, undeclare
 
 _log = logging.getLogger("sengen.transport")
@@ -35,8 +36,15 @@ class _Published:
 
 
 class NameGuard:
-    def __init__(self, session: zenoh.Session, zid: str, label: Callable[[str], str]) -> None:
+    def __init__(
+        self,
+        session: zenoh.Session,
+        zid: str,
+        label: Callable[[str], str],
+        directory: BusDirectory,
+    ) -> None:
         self._session = session
+        self._directory = directory  # other processes' objects make their buses detected
         self._zid = zid
         self._label = label  # a process's name for the log, from its id
         self._lock = threading.Lock()
@@ -72,12 +80,17 @@ class NameGuard:
         bus, zid, registered, name = parsed
         with self._lock:
             holders = self._names.setdefault((bus, name), {})
+            known = zid in holders
             if sample.kind == zenoh.SampleKind.PUT:
                 holders[zid] = registered
             else:
                 holders.pop(zid, None)
-                if not holders:
-                    del self._names[(bus, name)]
+            if not holders:
+                del self._names[(bus, name)]
+        if sample.kind == zenoh.SampleKind.PUT and not known:
+            self._directory.add(bus)
+        elif sample.kind != zenoh.SampleKind.PUT and known:
+            self._directory.remove(bus)
         self._check((bus, name))
 
     def close(self) -> None:

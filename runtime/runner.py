@@ -37,6 +37,7 @@ from sengen.runtime.duration import Duration, TimeStamp
 from sengen.runtime.objects import NativeObject, gone
 from sengen.runtime.query import Query
 from sengen.runtime.realtime import LoopMonitoring, RealTimeLoop
+from sengen.runtime.sessions import Sessions
 from sengen.runtime.stepping import KernelClock, SteppedLoop
 from sengen.runtime.tracing import Tracer
 
@@ -89,6 +90,7 @@ class Runner:
         self.failure: BaseException | None = None
         self.parked = False  # waits for stop without a loop (wait_for_stop)
         self._sources: dict[str, Source] = {}
+        self.watches: list[Sessions] = []  # api.sessions(), closed when the component stops
         self.api = RunApi(self)
 
     # -- the thread --------------------------------------------------------------------------------
@@ -162,6 +164,8 @@ class Runner:
         self._fail_waiting_calls()
         self.context.stop()
         self.discovery.close_all()
+        for watch in self.watches:
+            watch.close()
 
     def _fail_waiting_calls(self) -> None:
         """Calls still queued for this component's objects: ``ObjectGone`` for their callers."""
@@ -428,6 +432,12 @@ class RunApi:
 
     def get_source(self, bus: str) -> Source:
         return self._runner.source(bus)
+
+    def sessions(self) -> Sessions:
+        """The sessions and buses detected, with callbacks for changes (in drain)."""
+        watch = Sessions(self._runner.kernel.space.directory, self._runner.context)
+        self._runner.watches.append(watch)
+        return watch
 
     @property
     def bus_space(self) -> BusSpace:

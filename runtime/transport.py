@@ -126,7 +126,7 @@ class Transport(Component):
         if clock is not None and not clock.self_stepping:
             self._steps = StepSync(self, clock)
             api.bus_space.clock_link = self
-        self._names = names = NameGuard(session, self.zid, lambda zid: self._peer(zid).label)
+        self._names = names = NameGuard(session, self.zid, self._label, api.bus_space.directory)
         self._declared += [
             liveliness.declare_subscriber(f"{PREFIX}/@proc/*/*/*", self._on_process, history=True),
             liveliness.declare_subscriber(
@@ -250,6 +250,9 @@ class Transport(Component):
             if peer is None:
                 peer = self._peers[zid] = Peer(zid, next(self._numbers), label=zid)
             return peer
+
+    def _label(self, zid: str) -> str:
+        return self._peer(zid).label
 
     def _on_process(self, sample: zenoh.Sample) -> None:
         parts = str(sample.key_expr).split("/")

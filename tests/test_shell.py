@@ -157,8 +157,23 @@ def test_ls_groups_objects_by_session_bus_and_dots(
         ["s2", "kbus.Sensor", "local"],
         ["boiler"],
         ["temp", "kbus.Sensor", "local"],
+        ["kernel", "(detected,", "not", "open)"],  # the kernel's bus, never opened
     ]
     assert tree[4].startswith("    boiler") and tree[5].startswith("      temp")
+
+
+def test_open_a_session_opens_each_of_its_buses_as_it_is_detected(
+    impls: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run_shell(capsys, system(impls), "close local.b; open local; s1.serial")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[:2] == ["closed local.b", "watching session local"]
+    assert sorted(line for line in lines if line.startswith("opened")) == [
+        "opened local.b",
+        "opened local.kernel",
+    ]
+    assert "detected local.kernel.api" in lines and lines[-1] == "15"
 
 
 def test_named_queries_are_sources_of_their_own(
@@ -352,10 +367,7 @@ ERRORS = [
     ("listen s2.boom", "event 'boom' not found in local.b.s2"),
     ("unlisten", "not listening to anything"),
     ("open local.", "incomplete bus address 'local.'"),
-    (
-        "open local",
-        "cannot list the buses of session 'local' yet: open one of them, e.g. 'open local.<bus>'",
-    ),
+    ("open 1x", "invalid session name '1x'"),
     ("open local.b", "source 'local.b' is already open"),
     ("close nothing", "no open source 'nothing'"),
     ('query q.1 "SELECT * FROM local.b"', "invalid query name 'q.1' (no spaces or dots)"),

@@ -663,3 +663,21 @@ def test_the_recorder_records_remote_objects(shared: tuple[int, str], tmp_path: 
     assert len(counts) > 20 and counts == list(range(counts[0], counts[0] + len(counts)))
     ticks = [r["args"]["count"] for r in records if r["kind"] == "event" and r["event"] == "ticked"]
     assert ticks[-5:] == counts[-5:]  # each commit's event beside its values
+
+
+def test_sessions_report_the_buses_other_processes_publish_on(shared: tuple[int, str]) -> None:
+    port, session = shared
+    seen: dict[str, Any] = {"detected": []}
+
+    def setup(api: RunApi) -> None:
+        seen["sessions"] = sessions = api.sessions()
+        sessions.on_detected(seen["detected"].extend)
+
+    def found(api: RunApi) -> bool:
+        return f"{session}.b" in seen["detected"]
+
+    code, probe = consume(port, [found], setup)
+    assert code == 0 and probe.done
+    sessions = seen["sessions"]
+    assert session in sessions.names and f"{session}.b" in sessions.buses(session)
+    assert sessions.buses(session) == [f"{session}.b"]  # nothing of other sessions

@@ -52,12 +52,14 @@ def dispatch(console: Console, line: str) -> Steps | None:
 
 def _open(console: Console, text: str) -> None:
     if not text or " " in text:
-        raise CommandError("usage: open <session.bus>")
-    if "." not in text:
-        raise CommandError(
-            f"cannot list the buses of session '{text}' yet: open one of them,"
-            f" e.g. 'open {text}.<bus>'"
-        )
+        raise CommandError("usage: open <session> | open <session.bus>")
+    if "." not in text:  # a session: its buses open as they are detected
+        problem = bus_address_problem(f"{text}.bus")
+        if problem is not None:
+            raise CommandError(f"invalid session name '{text}'")
+        console.say(f"watching session {text}")
+        console.sources.open_session(text)
+        return
     problem = bus_address_problem(text)
     if problem is not None:
         raise CommandError(problem)
@@ -98,21 +100,33 @@ def _src(console: Console, text: str) -> None:
 
 
 def _ls(console: Console, prefix: str) -> None:
-    """Sessions → buses → objects, then the named queries; dots in names form groups."""
-    sessions: dict[str, list[Source]] = {}
+    """Sessions → buses → objects, then the named queries; dots in names form groups. Buses
+    detected but not opened are listed and marked."""
+    sessions: dict[str, list[Source | str]] = {}
     queries: list[Source] = []
     for source in console.sources.sources.values():
         if source.name == source.query.bus:  # opened as a bus (query names have no dot)
             sessions.setdefault(source.name.partition(".")[0], []).append(source)
         else:
             queries.append(source)
+    for bus in console.sources.sessions.buses():
+        if bus not in console.sources.sources and bus.startswith(prefix):
+            sessions.setdefault(bus.partition(".")[0], []).append(bus)
     lines: list[str] = []
     for session, buses in sessions.items():
-        shown = [(s, found) for s in buses if (found := _matching(s, prefix)) is not None]
+        shown: list[tuple[Source | str, list[tuple[str, Object]]]] = []
+        for entry in buses:
+            if isinstance(entry, str):
+                shown.append((entry, []))
+            elif (found := _matching(entry, prefix)) is not None:
+                shown.append((entry, found))
         if shown:
             lines.append(session)
-        for source, objects in shown:
-            lines.append(f"  {source.name.partition('.')[2]}")
+        for entry, objects in shown:
+            if isinstance(entry, str):
+                lines.append(f"  {entry.partition('.')[2]}  (detected, not open)")
+                continue
+            lines.append(f"  {entry.name.partition('.')[2]}")
             lines += _tree(objects, "    ")
     for source in queries:
         found = _matching(source, prefix)
@@ -263,7 +277,11 @@ def _sleep(console: Console, text: str) -> Steps:
 COMMANDS: dict[str, Command] = {
     "help": Command("help", "commands and keys", _help),
     "ls": Command("ls [prefix]", "sources and their objects", _ls),
-    "open": Command("open <session.bus>", "subscribe to every object of a bus", _open),
+    "open": Command(
+        "open <session> | open <session.bus>",
+        "subscribe to every object of a bus, or of every bus of a session as it is detected",
+        _open,
+    ),
     "query": Command('query <name> "SELECT ..."', "a named subscription", _query),
     "close": Command("close <source>", "close a bus or a query", _close),
     "src": Command("src", "the open sources and their queries", _src),

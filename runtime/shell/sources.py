@@ -53,6 +53,20 @@ class Sources:
         self._on_change = on_change
         self.sources: dict[str, Source] = {}
         self.removed: list[Callable[[list[Object]], None]] = []  # told of every removal
+        self.sessions = api.sessions()  # the buses detected, opened or not
+        self.sessions.on_detected(self._detected)
+        self._watched: set[str] = set()  # sessions whose buses open as they are detected
+
+    def open_session(self, session: str) -> None:
+        """Open every bus of ``session`` detected now, and each one detected later."""
+        self._watched.add(session)
+        self._detected(self.sessions.buses(session))
+
+    def _detected(self, buses: list[str]) -> None:
+        for bus in buses:
+            if bus.partition(".")[0] in self._watched and bus not in self.sources:
+                self.open(bus, f"SELECT * FROM {bus}", announce=True)
+                self._say(f"opened {bus}")
 
     def open(self, name: str, query: Query | str, announce: bool) -> Source:
         if name in self.sources:
