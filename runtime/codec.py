@@ -367,16 +367,22 @@ class ClassCodec:
         self._properties = {member_id(p.stl_name): p for p in meta.all_properties}
         self._methods = {member_id(m.stl_name): m for m in meta.all_methods}
         self._events = {member_id(e.stl_name): e for e in meta.all_events}
+        # Property changes are the hot path: each property's packed id and encoder, by name.
+        self._encoders = {
+            p.stl_name: (_U32.pack(member_id(p.stl_name)), codec(p.type)[0])
+            for p in meta.all_properties
+        }
 
     def encode_properties(self, values: Mapping[str, Any]) -> bytes:
         """Changed properties by STL name, in the given order."""
         out = bytearray(_U32.pack(len(values)))
+        encoders = self._encoders
         for stl_name, value in values.items():
-            prop = self.meta.property(stl_name)
-            if prop is None:
+            found = encoders.get(stl_name)
+            if found is None:
                 raise Invalid(f"class '{self.meta.qualified_name}' has no property '{stl_name}'")
-            out += _U32.pack(member_id(stl_name))
-            codec(prop.type)[0](out, value)
+            out += found[0]
+            found[1](out, value)
         return bytes(out)
 
     def decode_properties(self, data: bytes) -> dict[str, Any]:

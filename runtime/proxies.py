@@ -7,6 +7,7 @@ what the proxy held.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 from collections import deque
@@ -171,6 +172,12 @@ class LocalProxy(Object):
         route_call(self._owner, member, args, call, caller)
 
 
+@functools.cache
+def _dynamic_by_name(cls: type[Object]) -> dict[str, Prop]:
+    """A proxy class's dynamic properties by STL name (remote updates carry names)."""
+    return {p.meta.stl_name: p for p in cls._DYNAMIC}
+
+
 class RemoteEndpoint(Protocol):
     """What a remote proxy needs from the transport. Values are Python values; the transport
     encodes them with the class codec. Replies come back through the proxy's ``_receive_*``."""
@@ -308,7 +315,7 @@ class RemoteProxy(Object):
                 changes, time = incoming.popleft()
                 merged.update(changes)
             object.__setattr__(self, "_last_commit", time)
-            by_stl = {p.meta.stl_name: p for p in self._DYNAMIC}
+            by_stl = _dynamic_by_name(type(self))
             props = tuple(by_stl[name] for name in merged)
             _apply(self, props, tuple(merged.values()), self._changes)
         events = self._events_in

@@ -31,7 +31,8 @@ from sengen.runtime.objects import NativeObject, Object, route_call
 from sengen.runtime.proxies import RemoteProxy
 from sengen.runtime.query import Query
 
-Send = Callable[[bytes, str], object]  # (frame, what it carries, for a refusal's message)
+# (frame, what it carries: named only if the frame is refused, so built only then)
+Send = Callable[[bytes, Callable[[], str]], object]
 
 
 @functools.cache
@@ -42,6 +43,9 @@ def class_codec(meta: ClassMeta) -> ClassCodec:
 class ImmediateContext(Context):
     """The context of subscriptions held for another process: what an owner posts to it runs at
     once on the owner's thread, so that the frames leave in the owner's commit order."""
+
+    def post(self, function: Callable[..., Any], *args: Any) -> None:
+        function(*args)
 
     def post_kind(self, kind: int, function: Callable[..., Any], *args: Any) -> None:
         function(*args)
@@ -69,6 +73,7 @@ class Outbox:
         self._subscriptions: dict[int, Subscription] = {}
         self._holders: dict[NativeObject, list[int]] = {}  # which interests hold an object
         self._exposed: dict[int, NativeObject] = {}  # by object id: what calls may reach
+        self._oids: dict[NativeObject, int] = {}  # the ids of the exposed objects
         self._described: set[ClassMeta] = set()  # classes whose description went already
         self._lock = threading.Lock()
 
@@ -90,8 +95,7 @@ class Outbox:
                 if iid in iids:
                     iids.remove(iid)
                     if not iids:
-                        del self._holders[obj]
-                        self._exposed.pop(obj.id, None)
+                        self._forget(obj)
         if subscription is not None:
             subscription.close()
 
@@ -114,22 +118,28 @@ class Outbox:
             if kind == "add":
                 if holders is None:
                     holders = self._holders[obj] = []
+                    self._oids[obj] = obj.id
                     self._exposed[obj.id] = obj
                 if iid not in holders:
                     holders.append(iid)
                 self._added(iid, time, obj, values)
             elif kind == "remove":
+                oid = self._oids.get(obj) or obj.id
                 if holders is not None and iid in holders:
                     holders.remove(iid)
                     if not holders:
-                        del self._holders[obj]
-                        self._exposed.pop(obj.id, None)
-                self._send(wire.Removed(self.sender, iid, obj.id).encode(), obj._address)
+                        self._forget(obj)
+                self._send(wire.Removed(self.sender, iid, oid).encode(), lambda: obj._address)
             elif holders and holders[0] == iid:  # one copy per object, whatever the interests
                 if kind == "set":
                     self._changed(time, obj, values)
                 else:
                     self._emitted(time, obj, name, values)
+
+    def _forget(self, obj: NativeObject) -> None:
+        """No interest holds ``obj`` any more (under the lock)."""
+        del self._holders[obj]
+        self._exposed.pop(self._oids.pop(obj), None)
 
     def _added(self, iid: int, time: int, obj: NativeObject, state: dict[str, Any]) -> None:
         meta = obj.META
@@ -140,23 +150,23 @@ class Outbox:
             self._described.add(meta)
             description = describe(meta)
         frame = wire.Added(
-            self.sender, iid, obj.id, time, bus, obj.name, meta.qualified_name,
+            self.sender, iid, self._oids[obj], time, bus, obj.name, meta.qualified_name,
             meta.type_hash, description, payload,
         )  # fmt: skip
-        self._send(frame.encode(), obj._address)
+        self._send(frame.encode(), lambda: obj._address)
 
     def _changed(self, time: int, obj: NativeObject, values: dict[str, Any]) -> None:
         payload = class_codec(obj.META).encode_properties(values)
-        where = f"{obj._address} ({', '.join(values)})"
-        self._send(wire.Changed(self.sender, obj.id, time, payload).encode(), where)
+        frame = wire.Changed(self.sender, self._oids[obj], time, payload)
+        self._send(frame.encode(), lambda: f"{obj._address} ({', '.join(values)})")
 
     def _emitted(self, time: int, obj: NativeObject, name: str, named: dict[str, Any]) -> None:
         meta = obj.META.event(name)
         assert meta is not None
         args = tuple(named[a.stl_name] for a in meta.args)
         payload = class_codec(obj.META).encode_event(name, args)
-        frame = wire.Emitted(self.sender, obj.id, time, payload)
-        self._send(frame.encode(), f"{obj._address}.{name}")
+        frame = wire.Emitted(self.sender, self._oids[obj], time, payload)
+        self._send(frame.encode(), lambda: f"{obj._address}.{name}")
 
     # -- calls from the remote process --------------------------------------------------------
 
@@ -216,7 +226,7 @@ class Outbox:
         status, kind, text = _status(error)
         frame = wire.Result(self.sender, call_id, status, kind, text, payload)
         with self._lock:
-            self._send(frame.encode(), "a call result")
+            self._send(frame.encode(), lambda: "a call result")
 
 
 def _refusal(target: NativeObject, member: MethodMeta | PropertyMeta) -> CallError | None:

@@ -20,6 +20,7 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -350,7 +351,9 @@ class Transport(Component):
         """To a process's inbox, unstamped (the step sync's markers and orders)."""
         self._put(self._peer(zid), data, what, stamp=False)
 
-    def _put(self, peer: Peer, data: bytes, what: str, stamp: bool = True) -> bool:
+    def _put(
+        self, peer: Peer, data: bytes, what: str | Callable[[], str], stamp: bool = True
+    ) -> bool:
         """Send ``data`` to ``peer``'s inbox, stamped with the step when a stepped component
         sends it during a master's step; False (logged) when it is over the size limit."""
         if stamp and self._steps is not None:
@@ -359,7 +362,7 @@ class Transport(Component):
         if len(data) > limit:
             _log.error(
                 "message of %d bytes for %s exceeds maxMessageBytes (%d): not sent",
-                len(data), what, limit,
+                len(data), what() if callable(what) else what, limit,
             )  # fmt: skip
             return False
         session = self._session
