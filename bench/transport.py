@@ -31,10 +31,10 @@ never asserts a timing.
 4. discovery: from publishing an object (its wall-clock time is one of its static properties) to
    the added-callback of a 30 Hz subscriber in the other process, for objects published once
    the subscription is known to the producer; goal ≤ 50 ms + one subscriber period;
-5. parallel speed-up of two CPU-bound components that exchange a property each cycle: in two
-   processes over the transport against the same two in one process, under real time (no
-   cross-process stepping is needed for this); the floor is the speed-up of two bare processes
-   over two bare threads doing the same work on this machine now.
+5. parallel speed-up of a stepped system split across processes: bench/parallel.py, run as
+   the last part (two CPU-heavy stepped components in one process, then in two, stepped by a
+   master clock; the floor is the same lockstep work in two bare threads, then two bare
+   processes).
 
 The STL (``STL`` below) is generated at the start of the run into a temporary folder, as
 bench/fixture.py does for ``bench_types``, and the child processes import it from there.
@@ -68,6 +68,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import parallel
 import zenoh
 from sengen.runtime import Duration, set_checks, wire
 from sengen.runtime.component import Component
@@ -105,12 +106,6 @@ class Stamped
 {
   var published : i64 [static];
 }
-
-// The progress of a busy component: the parallel benchmark.
-class Worker
-{
-  var done : i64;
-}
 """
 
 UPDATE_GOAL = 0.5  # of the floor's throughput
@@ -125,7 +120,6 @@ KHZ = 1_000_000  # ns: the 1 kHz period
 CONSUMER_PERIOD = 10_000_000  # ns: the consumer of the throughput benchmark, 100 Hz
 SUBSCRIBER_PERIOD = 33_333_333  # ns: the subscriber of the discovery benchmark, 30 Hz
 PUBLISH_EVERY_S = 0.1  # the discovery benchmark publishes an object this often
-CHUNK = 20_000  # the parallel benchmark's unit of work: sum of squares below CHUNK
 WARM_S = 0.5  # after the first result, before a window opens
 START_TIMEOUT_S = 30.0  # a child is up, or a first result arrives, within this
 STOP_TIMEOUT_S = 15.0  # a child exits within this after being told to stop
@@ -157,7 +151,6 @@ class Classes:
     carrier: Any
     echo: Any
     stamped: Any
-    worker: Any
 
 
 def load_classes(base: Path) -> Classes:
@@ -182,7 +175,6 @@ def load_classes(base: Path) -> Classes:
         type("ChangingCarrier", (module.CarrierBase,), {"update": carrier_update}),
         type("Echoing", (module.EchoBase,), {"echo_impl": echo_impl, "update": idle}),
         type("StampedObject", (module.StampedBase,), {"update": idle}),
-        type("BusyWorker", (module.WorkerBase,), {"update": idle}),
     )
 
 
@@ -895,179 +887,6 @@ def bench_discovery(classes: Classes, samples: int, logs: Path) -> list[float]:
 
 
 # --------------------------------------------------------------------------------------------
-# 5. parallel speed-up
-
-
-def chunk() -> int:
-    return sum(i * i for i in range(CHUNK))
-
-
-class Span:
-    """A window in wall-clock seconds (``time.time``), shared by both processes."""
-
-    def __init__(self) -> None:
-        self.bounds: tuple[float, float] | None = None
-        self.count = 0
-
-    def note(self) -> None:
-        """One chunk finished now: counted when inside the window."""
-        bounds = self.bounds
-        if bounds is not None and bounds[0] <= time.time() <= bounds[1]:
-            self.count += 1
-
-    def over(self) -> bool:
-        return self.bounds is not None and time.time() > self.bounds[1]
-
-
-class Busy(Component):
-    """Self-driven as fast as it can: a chunk of work per cycle, its ``Worker`` object's
-    ``done`` set each cycle, every other ``Worker`` on the bus read through its proxy."""
-
-    def __init__(self, classes: Classes, bus: str, name: str, span: Span) -> None:
-        self.classes = classes
-        self.bus = bus
-        self.name = name
-        self.span = span
-        self.peers_seen = threading.Event()
-        self.seen = 0
-
-    def run(self, api: RunApi) -> None:
-        mine = self.classes.worker(self.name)
-        api.get_source(self.bus).add(mine)
-        workers = api.select(f"SELECT {PACKAGE}.Worker FROM {self.bus}")
-        done = 0
-        while not api.stop_requested():
-            api.drain_inputs()
-            chunk()
-            done += 1
-            self.span.note()
-            mine.set_next_done(done)
-            others: list[Any] = [w for w in workers.objects if w is not mine]
-            if others:
-                self.seen = sum(w.done for w in others)
-                if self.seen > 0:
-                    self.peers_seen.set()
-            api.update()
-            api.commit()
-            if self.span.over():
-                api.wait_for_stop(STOP_TIMEOUT_S + KERNEL_BOUND_S)
-
-
-def open_span(spans: list[Span], window_s: float) -> tuple[float, float]:
-    start = time.time() + 0.2
-    bounds = (start, start + window_s)
-    for span in spans:
-        span.bounds = bounds
-    return bounds
-
-
-def wait_until(moment: float) -> None:
-    while time.time() < moment:
-        time.sleep(min(0.05, max(moment - time.time(), 0.0)))
-
-
-@dataclass
-class Parallel:
-    one: float  # chunks per second, both in one process
-    two: float  # both in two processes
-
-    @property
-    def speed_up(self) -> float:
-        return self.two / self.one
-
-
-def bench_parallel(classes: Classes, window_s: float, logs: Path) -> Parallel:
-    bound = window_s + KERNEL_BOUND_S
-    # One process, one kernel: the two components share its interpreter.
-    bus = f"{session_name('par')}.b"
-    spans = [Span(), Span()]
-    busy = [Busy(classes, bus, f"w{i}", spans[i]) for i in range(2)]
-    holder: dict[str, Kernel] = {}
-
-    def drive_one() -> None:
-        kernel = holder["kernel"]
-        if not all(b.peers_seen.wait(START_TIMEOUT_S) for b in busy):
-            kernel.request_stop(1)
-            return
-        wait_until(open_span(spans, window_s)[1] + 0.05)
-        kernel.request_stop(0)
-
-    holder["kernel"] = Kernel(
-        load_config_text(transport_yaml(None, "one")), [(b.name, b, 1) for b in busy]
-    )
-    driver = threading.Thread(target=drive_one, name="parallel-one")
-    driver.start()
-    code = holder["kernel"].run(Duration(int(bound * 1e9)))
-    driver.join(bound)
-    if code != 0:
-        raise BenchError(f"the one-process kernel exited with code {code}")
-    one = sum(s.count for s in spans) / window_s
-
-    # Two processes: one component here, the other in the child, over the transport.
-    port = free_port()
-    bus = f"{session_name('par')}.b"
-    span = Span()
-    mine = Busy(classes, bus, "w0", span)
-    with Child("sengen-worker", {"port": port, "bus": bus, "base": base_of()}, logs) as other:
-        other.expect("ready")
-        kernel = Kernel(load_config_text(transport_yaml(port, "two")), [("w0", mine, 2)])
-
-        def drive_two() -> None:
-            if not mine.peers_seen.wait(START_TIMEOUT_S):
-                kernel.request_stop(1)
-                return
-            bounds = open_span([span], window_s)
-            other.send(f"window {bounds[0]!r} {bounds[1]!r}")
-            wait_until(bounds[1] + 0.05)
-            kernel.request_stop(0)
-
-        driver = threading.Thread(target=drive_two, name="parallel-two")
-        driver.start()
-        code = kernel.run(Duration(int(bound * 1e9)))
-        driver.join(bound)
-        if code != 0:
-            raise BenchError(f"the two-process kernel exited with code {code}")
-        other.send("report")
-        theirs = int(json.loads(other.expect("report"))["count"])
-    two = (span.count + theirs) / window_s
-    return Parallel(one, two)
-
-
-def floor_parallel(window_s: float, logs: Path) -> Parallel:
-    """The same chunks in two bare threads of one process, then in two bare processes."""
-    spans = [Span(), Span()]
-    stop = threading.Event()
-
-    def body(span: Span) -> None:
-        while not stop.is_set() and not span.over():
-            chunk()
-            span.note()
-
-    threads = [
-        threading.Thread(target=body, args=(s,), name=f"bare-{i}") for i, s in enumerate(spans)
-    ]
-    open_span(spans, window_s)
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(window_s + START_TIMEOUT_S)
-    stop.set()
-    one = sum(s.count for s in spans) / window_s
-
-    span = Span()
-    with Child("bare-worker", {}, logs) as other:
-        other.expect("ready")
-        bounds = open_span([span], window_s)
-        other.send(f"window {bounds[0]!r} {bounds[1]!r}")
-        while not span.over():
-            chunk()
-            span.note()
-        other.send("report")
-        theirs = int(json.loads(other.expect("report"))["count"])
-    return Parallel(one, (span.count + theirs) / window_s)
-
-
-# --------------------------------------------------------------------------------------------
 # the child's roles
 
 
@@ -1079,13 +898,11 @@ def base_of() -> str:
 
 
 class Control:
-    """The child's stdin: EOF (or ``stop``) is the stop request, ``window A B`` a window,
-    ``mark`` a reading of ``probe`` (kept), ``report`` a request for the readings and the
-    window's count (``report {json}``)."""
+    """The child's stdin: EOF (or ``stop``) is the stop request, ``mark`` a reading of
+    ``probe`` (kept), ``report`` a request for the readings (``report {json}``)."""
 
     def __init__(self) -> None:
         self.stop = threading.Event()
-        self.span = Span()
         self.probe: Callable[[], tuple[float, int]] | None = None
         self.marks: list[tuple[float, int]] = []
         self._thread = threading.Thread(target=self._read, name="control", daemon=True)
@@ -1096,12 +913,10 @@ class Control:
             words = line.split()
             if not words or words[0] == "stop":
                 break
-            if words[0] == "window":
-                self.span.bounds = (float(words[1]), float(words[2]))
-            elif words[0] == "mark" and self.probe is not None:
+            if words[0] == "mark" and self.probe is not None:
                 self.marks.append(self.probe())
             elif words[0] == "report":
-                say("report", json.dumps({"marks": self.marks, "count": self.span.count}))
+                say("report", json.dumps({"marks": self.marks}))
         self.stop.set()
 
     def wait(self) -> None:
@@ -1235,32 +1050,12 @@ def child_sengen_publisher(params: dict[str, Any], control: Control) -> None:
     run_child_kernel(int(params["port"]), [("publisher", publishing, 2)], control, "publisher")
 
 
-def child_sengen_worker(params: dict[str, Any], control: Control) -> None:
-    classes = load_classes(Path(params["base"]))
-    busy = Busy(classes, params["bus"], "w1", control.span)
-    run_child_kernel(int(params["port"]), [("w1", busy, 2)], control, "worker")
-
-
-def child_bare_worker(params: dict[str, Any], control: Control) -> None:
-    span = control.span
-    say("ready")
-    deadline = time.monotonic() + CHILD_LIFETIME_S
-    while span.bounds is None and not control.stop.is_set() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    while not span.over() and not control.stop.is_set() and time.monotonic() < deadline:
-        chunk()
-        span.note()
-    control.wait()
-
-
 ROLES: dict[str, Callable[[dict[str, Any], Control], None]] = {
     "zenoh-put": child_zenoh_put,
     "zenoh-queryable": child_zenoh_queryable,
     "sengen-producer": child_sengen_producer,
     "sengen-callee": child_sengen_callee,
     "sengen-publisher": child_sengen_publisher,
-    "sengen-worker": child_sengen_worker,
-    "bare-worker": child_bare_worker,
 }
 
 
@@ -1453,27 +1248,6 @@ def report_discovery(classes: Classes, samples: int, logs: Path) -> None:
     print(f"    warnings: {WARNINGS.take()}")
 
 
-def report_parallel(classes: Classes, window_s: float, logs: Path) -> None:
-    header(
-        "5. parallel speed-up, two CPU-bound components exchanging a property,"
-        " two processes over one"
-    )
-    floor = attempt("bare threads vs bare processes, floor", lambda: floor_parallel(window_s, logs))
-    measured = attempt("sengen", lambda: bench_parallel(classes, window_s, logs))
-    if floor is None or measured is None:
-        return
-    row(
-        "speed-up, two processes over one",
-        f"{measured.speed_up:.2f}x",
-        f"{floor.speed_up:.2f}x",
-        ratio(measured.speed_up, floor.speed_up),
-        "",
-    )
-    row("  chunks/s, one process", per_s(measured.one), per_s(floor.one), "", "")
-    row("  chunks/s, two processes", per_s(measured.two), per_s(floor.two), "", "")
-    print(f"    warnings: {WARNINGS.take()}")
-
-
 def main(argv: list[str] | None = None) -> None:
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["--child"]:
@@ -1504,7 +1278,7 @@ def main(argv: list[str] | None = None) -> None:
         report_calls(classes, window_s, repeat, logs)
         report_latency(classes, calls, sweep, logs)
         report_discovery(classes, discovered, logs)
-        report_parallel(classes, window_s, logs)
+    parallel.report(args.quick, "5. Parallel speed-up")
     left = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
     if left:
         print(f"\n    threads still alive: {', '.join(sorted(left))}")

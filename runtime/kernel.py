@@ -299,11 +299,11 @@ class Kernel:
     def _drive(self, until: int, progress: Callable[[int], None] | None) -> None:
         clock = self.clock
         assert clock is not None
-        if clock.self_stepping:  # virtualTimeRunning: the kernel component steps
-            while not self._stop.is_set() and clock.time < until:
+        if clock.self_stepping:  # virtualTimeRunning: the kernel component steps, up to until
+            clock.limit = until
+            while not self._stop.is_set() and not clock.reached.wait(0.01):
                 if progress is not None:
                     progress(clock.time)
-                self._stop.wait(0.01)
             return
         self.wait_ready()
         self.stepper().advance_time(until, progress, cancel=self._stop.is_set)

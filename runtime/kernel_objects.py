@@ -216,5 +216,10 @@ class KernelComponent(Component):
                 clock.stepped_changed.wait(IDLE_CYCLE / 10)
                 clock.stepped_changed.clear()
                 return None
+        if clock.limit is not None and clock.time + pending >= clock.limit:
+            clock.reached.set()  # the cycles before the limit ran, as advanceTime runs them
+            clock.stepped_changed.wait(IDLE_CYCLE / 10)
+            clock.stepped_changed.clear()
+            return pending
         clock.process_no_flush(pending)
         return clock.flush_outputs()

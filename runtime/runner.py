@@ -89,6 +89,7 @@ class Runner:
         self.keeps_inputs = component.drains_last
         self.failure: BaseException | None = None
         self.parked = False  # waits for stop without a loop (wait_for_stop)
+        self.self_driven = False  # drives its own cycles (drain_inputs): never stepped
         self._sources: dict[str, Source] = {}
         self.watches: list[Sessions] = []  # api.sessions(), closed when the component stops
         self.api = RunApi(self)
@@ -121,6 +122,8 @@ class Runner:
     def settled(self, stepped: list[SteppedLoop]) -> bool:
         """Ready for the first step: stepped, parked for good, finished, or on the wall clock."""
         if self.component.is_real_time_only() or self.parked or self.thread is None:
+            return True
+        if self.self_driven:
             return True
         return not self.thread.is_alive() or self.loop in stepped
 
@@ -359,8 +362,11 @@ class RunApi:
         """Self-driven: the drain of a cycle whose time is the kernel's time now."""
         runner = self._runner
         self._own_thread("drain_inputs")
+        runner.self_driven = True  # never stepped: the first step does not wait for it
+        clock = runner.kernel.clock
+        stepped = clock is not None and not runner.component.is_real_time_only()
         begin = time.perf_counter_ns()
-        runner.drain(time.time_ns())
+        runner.drain(clock.time if clock is not None and stepped else time.time_ns())
         self._zone("drain", begin)
 
     def update(self) -> None:

@@ -67,6 +67,7 @@ class Sessions:
         self._context = context
         self._on_detected: Detected | None = None
         self._on_undetected: Detected | None = None
+        self._told: set[str] = set()  # detected as far as the handler knows: none told twice
         self.closed = False
         directory.watch(self)
 
@@ -99,11 +100,22 @@ class Sessions:
         self._context.post(self._tell, bus, detected)
 
     def _report(self, callback: Detected) -> None:
-        found = self.buses()
-        if found and callback is self._on_detected and not self.closed:
+        if callback is not self._on_detected or self.closed:
+            return
+        found = [bus for bus in self.buses() if bus not in self._told]
+        self._told.update(found)
+        if found:
             callback(found)
 
     def _tell(self, bus: str, detected: bool) -> None:
-        callback = self._on_detected if detected else self._on_undetected
-        if callback is not None and not self.closed:
-            callback([bus])
+        if self.closed:
+            return
+        if detected:  # told once, even when the report at installation found it already
+            if self._on_detected is not None and bus not in self._told:
+                self._told.add(bus)
+                self._on_detected([bus])
+            return
+        known = bus in self._told
+        self._told.discard(bus)
+        if self._on_undetected is not None and (known or self._on_detected is None):
+            self._on_undetected([bus])

@@ -204,6 +204,8 @@ class KernelClock:
         self._stepped: list[SteppedLoop] = []  # in runner order
         self._done = Countdown()
         self.self_stepping = False  # virtualTimeRunning: nobody else may drive it
+        self.limit: int | None = None  # self-stepping: no step to this time or later
+        self.reached = threading.Event()  # self-stepping came to the limit
         self.stepped_changed = threading.Event()
         self.after_flush: Callable[[], None] | None = None  # the kernel clock object publishes
 

@@ -383,6 +383,7 @@ def _configure_logging(log_config: LogConfig) -> None:
     root.addHandler(console)
     if log_config.file is not None:
         mode = "w" if log_config.file.truncate else "a"
+        Path(log_config.file.path).parent.mkdir(parents=True, exist_ok=True)
         file = logging.FileHandler(log_config.file.path, mode=mode, encoding="utf-8")
         file.setLevel(_LEVELS[log_config.file.level or log_config.level])
         file.setFormatter(logging.Formatter("%(asctime)s " + _LOG_FORMAT))
@@ -438,6 +439,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`sengen record show FILE | head`): nothing more to say, and
+        # Python's own flush at exit must not fail on the closed pipe either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as exc:
         if args.debug:
             traceback.print_exc()

@@ -231,3 +231,13 @@ def test_sengen_run_until_under_virtual_time_needs_no_wall_clock_wait(project: P
     assert ran.returncode == 0, ran.stderr
     assert time.monotonic() - begin < 30  # 60 s of virtual time
     assert "Traceback" not in ran.stderr
+
+
+def test_a_log_file_in_a_folder_that_does_not_exist_yet_is_created(project: Path) -> None:
+    config = project / "logged.yaml"
+    config.write_text(
+        TWO_RATES + "kernel:\n  logConfig: {level: info, file: {path: logs/deep/run.log}}\n"
+    )
+    result = _run(str(config), "--until", "200ms", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "started" in (project / "logs" / "deep" / "run.log").read_text()

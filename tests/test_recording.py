@@ -416,3 +416,26 @@ def test_file_without_final_newline_is_read(tmp_path: Path) -> None:
     header, records = read_recording(path)
     assert header["selections"] == ["SELECT * FROM local.a"]
     assert records == [{"t": 1, "kind": "remove", "bus": "b", "object": "o"}]
+
+
+def test_show_into_a_pipe_closed_early_is_not_an_error(tmp_path: Path) -> None:
+    """``sengen record show FILE | head``: the reader leaving is no internal error."""
+    import subprocess
+    import sys
+
+    many = [
+        Record(t, "set", "local.a", "lamp", t, {"values": {"on": t % 2 == 0}})
+        for t in range(20_000)
+    ]
+    path = write(tmp_path / "long.jsonl", many)
+    show = subprocess.Popen(
+        [sys.executable, "-m", "sengen", "record", "show", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert show.stdout is not None and show.stderr is not None
+    show.stdout.readline()
+    show.stdout.close()  # as head does after its lines
+    errors = show.stderr.read().decode()
+    assert show.wait(timeout=60) == 0, errors
+    assert "internal error" not in errors
