@@ -468,6 +468,8 @@ class Transport(Component):
         with self._lock:
             if frame.sender in self._gone:
                 return  # lost meanwhile: no object of it may appear again
+            if frame.iid not in self._by_iid:
+                return  # the interest closed meanwhile: nothing may hold the object for it
             handle = peer.handles.get(frame.oid)
             if handle is None:
                 send = functools.partial(self._send_call, peer)
