@@ -19,6 +19,7 @@ from sengen.runtime.config import load_config_text
 from sengen.runtime.errors import CallFailed, LocalMethodError, ObjectGone
 from sengen.runtime.kernel import Kernel
 from sengen.runtime.runner import RunApi
+from sengen.runtime.zenoh_link import TransportConfig, open_session
 from transport_support import (
     Process,
     consume,
@@ -60,6 +61,11 @@ def shared(project: Path) -> Iterator[tuple[int, str]]:
 
 def by_name(objects: list[Any]) -> dict[str, Any]:
     return {o.name: o for o in objects}
+
+
+def raw_session(port: int) -> zenoh.Session:
+    """A bare Zenoh peer on the test's rendezvous, configured as sengen configures its own."""
+    return open_session(TransportConfig(connect=[f"tcp/127.0.0.1:{port}"]))
 
 
 def count(proxy: Any) -> int:
@@ -360,12 +366,7 @@ def test_random_and_truncated_payloads_leave_the_kernels_running_and_correct(
     shared: tuple[int, str],
 ) -> None:
     port, session = shared
-    config = zenoh.Config()
-    config.insert_json5("mode", '"peer"')
-    config.insert_json5("scouting/multicast/enabled", "false")
-    config.insert_json5("listen/endpoints", "[]")
-    config.insert_json5("connect/endpoints", f'["tcp/127.0.0.1:{port}"]')
-    fuzzer = zenoh.open(config)
+    fuzzer = raw_session(port)
     rng = random.Random(20261202)
     tokens = [
         fuzzer.liveliness().declare_token(key)
@@ -493,12 +494,7 @@ def test_a_call_over_the_message_size_limit_fails_and_nothing_is_truncated(
 
 def test_only_sessions_other_than_local_are_announced(shared: tuple[int, str]) -> None:
     port, session = shared
-    config = zenoh.Config()
-    config.insert_json5("mode", '"peer"')
-    config.insert_json5("scouting/multicast/enabled", "false")
-    config.insert_json5("listen/endpoints", "[]")
-    config.insert_json5("connect/endpoints", f'["tcp/127.0.0.1:{port}"]')
-    watcher = zenoh.open(config)
+    watcher = raw_session(port)
     keys: list[str] = []
 
     def setup(api: RunApi) -> None:
