@@ -11,9 +11,10 @@ reads past the buffer. The transport (distribution issue) frames these bytes.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from sengen.runtime.duration import Duration, TimeStamp
@@ -312,6 +313,14 @@ def _sequence_codec(meta: SequenceMeta | ArrayMeta) -> tuple[Encode, Decode]:
             for item in value:
                 encode_item(out, item)
 
+    def encode_blob(out: bytearray, value: Any) -> None:
+        """A bounded byte sequence, the common payload: ``encode_sequence`` in short."""
+        size = len(value)
+        if bound is not None and size > bound:
+            check_size(size)
+        out += _U32.pack(size)
+        out += value
+
     def decode_sequence(view: memoryview, pos: int) -> tuple[Any, int]:
         if exact is None:
             (size,) = _unpack(_U32, view, pos)
@@ -329,6 +338,8 @@ def _sequence_codec(meta: SequenceMeta | ArrayMeta) -> tuple[Encode, Decode]:
             items.append(item)
         return tuple(items), pos
 
+    if meta.is_bytes and exact is None:
+        return encode_blob, decode_sequence
     return encode_sequence, decode_sequence
 
 
@@ -358,6 +369,12 @@ def member_id(stl_name: str) -> int:
     return int.from_bytes(hashlib.blake2b(stl_name.encode(), digest_size=4).digest(), "big")
 
 
+@functools.cache
+def class_codec(meta: ClassMeta) -> ClassCodec:
+    """The codec of a class, built once."""
+    return ClassCodec(meta)
+
+
 class ClassCodec:
     """What crosses the wire for one class: property changes, calls, results and events.
     Members travel by the id of their STL name; an unknown id is a decode error."""
@@ -367,15 +384,34 @@ class ClassCodec:
         self._properties = {member_id(p.stl_name): p for p in meta.all_properties}
         self._methods = {member_id(m.stl_name): m for m in meta.all_methods}
         self._events = {member_id(e.stl_name): e for e in meta.all_events}
-        # Property changes are the hot path: each property's packed id and encoder, by name.
+        # Property changes are the hot path: each property's packed id and encoder, by name,
+        # and the first bytes of a change of that property alone (count 1, its id).
         self._encoders = {
             p.stl_name: (_U32.pack(member_id(p.stl_name)), codec(p.type)[0])
             for p in meta.all_properties
         }
+        self._alone = {_U32.pack(1) + packed: name for name, (packed, _) in self._encoders.items()}
+        self._singles = {
+            name: (head, self._encoders[name][1]) for head, name in self._alone.items()
+        }
 
     def encode_properties(self, values: Mapping[str, Any]) -> bytes:
         """Changed properties by STL name, in the given order."""
-        out = bytearray(_U32.pack(len(values)))
+        out = bytearray()
+        self.write_properties(out, values)
+        return bytes(out)
+
+    def write_properties(self, out: bytearray, values: Mapping[str, Any]) -> None:
+        """:meth:`encode_properties` appended to ``out`` (a message being built); on an error
+        ``out`` holds part of it."""
+        if len(values) == 1:  # the common change: one property, its head packed already
+            ((stl_name, value),) = values.items()
+            single = self._singles.get(stl_name)
+            if single is not None:
+                out += single[0]
+                single[1](out, value)
+                return
+        out += _U32.pack(len(values))
         encoders = self._encoders
         for stl_name, value in values.items():
             found = encoders.get(stl_name)
@@ -383,7 +419,6 @@ class ClassCodec:
                 raise Invalid(f"class '{self.meta.qualified_name}' has no property '{stl_name}'")
             out += found[0]
             found[1](out, value)
-        return bytes(out)
 
     def decode_properties(self, data: bytes) -> dict[str, Any]:
         view = memoryview(data)
@@ -397,6 +432,30 @@ class ClassCodec:
             values[prop.stl_name], pos = codec(prop.type)[1](view, pos + 4)
         _finished(view, pos)
         return values
+
+    def latest(
+        self, changes: Iterable[bytes | Mapping[str, Any]]
+    ) -> tuple[dict[str, Any], list[Invalid]]:
+        """The latest value of each property in ``changes``, given newest first, encoded
+        (:meth:`encode_properties`) or decoded; and the errors of the encoded ones that could
+        not be decoded, which are left out. A change of a single property whose latest value
+        is known already is not even decoded: properties are state (runtime.md §3.7)."""
+        values: dict[str, Any] = {}
+        errors: list[Invalid] = []
+        alone = self._alone
+        for change in changes:
+            if isinstance(change, bytes):
+                if alone.get(change[:8]) in values:
+                    continue
+                try:
+                    change = self.decode_properties(change)
+                except Invalid as error:
+                    errors.append(error)
+                    continue
+            for name, value in change.items():
+                if name not in values:
+                    values[name] = value
+        return values, errors
 
     def encode_call(self, stl_name: str, args: tuple[Any, ...]) -> bytes:
         method = self.meta.method(stl_name)

@@ -64,6 +64,10 @@ Owner = NativeObject | RemoteOwner
 # values by STL name): "add" (full state), "set" (changed properties), "event" (arguments),
 # "remove". Remote objects' records come from the transport.
 LogRecord = tuple[str, int, Owner, str, dict[str, Any]]
+# A change-log subscription receives the records of one owner's commit (or of one piece of its
+# kernel work) together, in order: a consumer that forwards them (the transport) sends one
+# message for the whole commit.
+Log = Callable[[list[LogRecord]], None]
 
 
 class Interest:
@@ -93,13 +97,13 @@ class Subscription:
         interest: Interest,
         on_added: Batch | None,
         on_removed: Batch | None,
-        log: Callable[[LogRecord], None] | None = None,
+        log: Log | None = None,
     ) -> None:
         self._discovery = discovery
         self.interest = interest
         self._on_added = on_added
         self._on_removed = on_removed
-        self.log = log  # change-log mode (the recorder): one record per owner commit
+        self.log = log  # change-log mode (the recorder, the transport)
         self._objects: list[Object] = []
         self._by_owner: dict[Owner, Object] = {}
         self.closed = False
@@ -216,7 +220,7 @@ class Discovery:
         query: Query | str,
         on_added: Batch | None = None,
         on_removed: Batch | None = None,
-        log: Callable[[LogRecord], None] | None = None,
+        log: Log | None = None,
     ) -> Subscription:
         parsed = parse_query(query) if isinstance(query, str) else query
         if parsed.bus is None:
@@ -327,6 +331,7 @@ class Publisher:
         self._matches: dict[Interest, set[NativeObject]] = {}
         self._sent: dict[Subscription, set[NativeObject]] = {}
         self._logs: dict[NativeObject, list[Subscription]] = {}
+        self._logged: dict[Subscription, list[LogRecord]] = {}  # records not yet posted
 
     # -- the owner's objects ---------------------------------------------------------------------
 
@@ -351,6 +356,7 @@ class Publisher:
         if interest not in self._matches:
             self._evaluate(interest, [o for o in self.published if o.bus == interest.bus])
         self._sync(interest)
+        self._post_logs()
 
     def _evaluate(self, interest: Interest, objects: list[NativeObject]) -> None:
         matches = self._matches.setdefault(interest, set())
@@ -385,8 +391,6 @@ class Publisher:
 
     def _change_log(self, adding: bool, subscription: Subscription, obj: NativeObject) -> None:
         logs = self._logs.setdefault(obj, [])
-        post = subscription._discovery.context.post
-        assert subscription.log is not None
         if adding:
             logs.append(subscription)
             state = {p.meta.stl_name: p.get(obj) for p in obj._PROPS.values()}
@@ -395,7 +399,16 @@ class Publisher:
             if subscription in logs:
                 logs.remove(subscription)
             record = ("remove", self.context.time, obj, "", {})
-        post(subscription.log, record)
+        self._logged.setdefault(subscription, []).append(record)
+
+    def _post_logs(self) -> None:
+        """The end of a commit or of kernel work: each change-log subscription gets its
+        records, in one piece."""
+        if self._logged:
+            logged, self._logged = self._logged, {}
+            for subscription, records in logged.items():
+                assert subscription.log is not None
+                subscription._discovery.context.post(subscription.log, records)
 
     # -- the owner's commit ----------------------------------------------------------------------
 
@@ -419,24 +432,36 @@ class Publisher:
                 self._sync(interest)
         if self._gone:
             gone, self._gone = self._gone, []
-            self.withdraw(gone)
+            self._withdraw(gone)
+        self._post_logs()
 
     def _changed(self, changed: list[tuple[NativeObject, list[Any]]]) -> None:
         logs = self._logs
-        if not logs and not any(i.conditional for i in self._matches):
+        conditional = [i for i in self._matches if i.conditional]
+        if not logs and not conditional:
             return  # nobody records and no condition reads a property: nothing to redo
         time = self.context.time
+        logged = self._logged
         affected: dict[Interest, list[NativeObject]] = {}
         for obj, props in changed:
-            for subscription in logs.get(obj, ()):
+            subscriptions = logs.get(obj)
+            if subscriptions:
                 values = {p.meta.stl_name: p.get(obj) for p in props}
                 record: LogRecord = ("set", time, obj, "", values)
-                assert subscription.log is not None
-                subscription._discovery.context.post(subscription.log, record)
-            names = {p.meta.stl_name for p in props}
-            for interest in self._matches:
-                if interest.bus == obj.bus and names & interest.evaluator(obj).dynamic_properties:
-                    affected.setdefault(interest, []).append(obj)
+                for subscription in subscriptions:
+                    found = logged.get(subscription)
+                    if found is None:
+                        logged[subscription] = [record]
+                    else:
+                        found.append(record)
+            if conditional:
+                names = {p.meta.stl_name for p in props}
+                for interest in conditional:
+                    if (
+                        interest.bus == obj.bus
+                        and names & interest.evaluator(obj).dynamic_properties
+                    ):
+                        affected.setdefault(interest, []).append(obj)
         for interest, objects in affected.items():
             self._evaluate(interest, objects)
             self._sync(interest)
@@ -448,10 +473,9 @@ class Publisher:
             for subscription in self._logs.get(obj, ()):
                 named = {a.stl_name: v for a, v in zip(meta.args, args, strict=True)}
                 record: LogRecord = ("event", time, obj, meta.stl_name, named)
-                assert subscription.log is not None
-                subscription._discovery.context.post(subscription.log, record)
+                self._logged.setdefault(subscription, []).append(record)
 
-    def withdraw(self, objects: list[NativeObject]) -> None:
+    def _withdraw(self, objects: list[NativeObject]) -> None:
         """Tell every subscription that held them; forget them."""
         doomed = set(objects)
         for subscription, sent in list(self._sent.items()):
@@ -470,14 +494,27 @@ class Publisher:
         """The owner stopped: everything it published is gone, nothing new is published."""
         self._fresh.clear()
         gone, self._gone = self._gone, []
-        self.withdraw([*gone, *self.published])
+        self._withdraw([*gone, *self.published])
+        self._post_logs()
 
     def forget(self, subscription: Subscription) -> None:
-        """A closed subscription: drop what was sent to it (kernel work, owner's drain)."""
+        """A closed subscription: drop what was sent to it and, once no subscription holds its
+        interest any more, the interest's matches (kernel work, owner's drain)."""
         self._sent.pop(subscription, None)
         for logs in self._logs.values():
             if subscription in logs:
                 logs.remove(subscription)
+        interest = subscription.interest
+        if interest in self._matches and not self.space.subscriptions_of(interest):
+            del self._matches[interest]
+
+    @property
+    def engaged(self) -> bool:
+        """Whether interests concern this owner: it has published, or is about to, or still
+        holds what it told subscriptions. A component that publishes nothing (a consumer, the
+        transport) is never handed interest work, so a parked one never piles it up; it
+        evaluates the interests that exist when it first publishes (``commit``)."""
+        return bool(self.published or self._fresh or self._sent or self._matches)
 
 
 class Interests:
@@ -497,7 +534,7 @@ class Interests:
         query: Query,
         on_added: Batch | None,
         on_removed: Batch | None,
-        log: Callable[[LogRecord], None] | None,
+        log: Log | None,
     ) -> Subscription:
         assert query.bus is not None
         with self._lock:
@@ -510,7 +547,8 @@ class Interests:
             publishers = list(self.publishers)
             listener = self.listener
         for publisher in publishers:
-            publisher.context.post(publisher.interest_arrived, interest)
+            if publisher.engaged:
+                publisher.context.post(publisher.interest_arrived, interest)
         if listener is not None:
             listener(subscription, True)
         return subscription
@@ -527,7 +565,8 @@ class Interests:
             publishers = list(self.publishers)
             listener = self.listener
         for publisher in publishers:
-            publisher.context.post(publisher.forget, subscription)
+            if publisher.engaged:
+                publisher.context.post(publisher.forget, subscription)
         if listener is not None:
             listener(subscription, False)
 

@@ -9,16 +9,31 @@ from __future__ import annotations
 
 import functools
 import itertools
+import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping
+from time import monotonic
 from typing import Any, ClassVar, Protocol
 
 from sengen.runtime.calls import Call, completed
+from sengen.runtime.codec import class_codec
 from sengen.runtime.context import Context
 from sengen.runtime.events import Connection
 from sengen.runtime.meta import EventMeta, MethodMeta, PropertyMeta
 from sengen.runtime.objects import NativeObject, Object, Prop, gone, route_call
+from sengen.runtime.values import Invalid
+
+_log = logging.getLogger("sengen.transport")
+_warned_at = [0.0]  # the last warning about a refused remote change (at most one a second)
+
+
+def refused(address: str, errors: list[Invalid]) -> None:
+    """Changes of a remote object that could not be decoded are left out, with a warning."""
+    now = monotonic()
+    if errors and now - _warned_at[0] >= 1.0:
+        _warned_at[0] = now
+        _log.warning("dropped %d malformed change(s) of '%s': %s", len(errors), address, errors[0])
 
 
 class _Subscribers:
@@ -224,7 +239,7 @@ class RemoteProxy(Object):
     _endpoint: RemoteEndpoint
     _events_in: deque[tuple[str, tuple[Any, ...], int]]
     _gone: bool
-    _incoming: deque[tuple[Mapping[str, Any], int]]
+    _incoming: deque[tuple[bytes | Mapping[str, Any], int]]
     _last_commit: int
     _lock: threading.Lock
     _name: str
@@ -281,8 +296,9 @@ class RemoteProxy(Object):
 
     # -- arrivals from the transport (any thread) ------------------------------------------------
 
-    def _receive_state(self, changes: Mapping[str, Any], commit_time: int) -> None:
-        """One remote commit: the changed properties by STL name, applied together."""
+    def _receive_state(self, changes: bytes | Mapping[str, Any], commit_time: int) -> None:
+        """One remote commit: the changed properties, encoded or by STL name, applied
+        together."""
         self._incoming.append((changes, commit_time))
 
     def _receive_result(self, call_id: int, value: Any, error: BaseException | None) -> None:
@@ -309,15 +325,15 @@ class RemoteProxy(Object):
     def _refresh(self) -> None:
         incoming = self._incoming
         if incoming:
-            merged: dict[str, Any] = {}
-            time = self._last_commit
-            for _ in range(len(incoming)):
-                changes, time = incoming.popleft()
-                merged.update(changes)
-            object.__setattr__(self, "_last_commit", time)
-            by_stl = _dynamic_by_name(type(self))
-            props = tuple(by_stl[name] for name in merged)
-            _apply(self, props, tuple(merged.values()), self._changes)
+            # Newest first: only the latest value of each property is decoded (§3.7).
+            arrived = [incoming.popleft() for _ in range(len(incoming))]
+            object.__setattr__(self, "_last_commit", arrived[-1][1])
+            values, errors = class_codec(self.META).latest(c for c, _ in reversed(arrived))
+            if errors:
+                refused(self._address, errors)
+            props = tuple(p for n, p in _dynamic_by_name(type(self)).items() if n in values)
+            fresh = tuple(values[p.meta.stl_name] for p in props)
+            _apply(self, props, fresh, self._changes)
         events = self._events_in
         for _ in range(len(events)):
             stl_name, args, created = events.popleft()

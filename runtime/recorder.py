@@ -10,14 +10,13 @@ writes that too and closes the files.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from sengen.runtime import values
 from sengen.runtime.component import Component
-from sengen.runtime.discovery import LogRecord, Owner, Subscription
+from sengen.runtime.discovery import Log, LogRecord, Owner, Subscription
 from sengen.runtime.duration import Duration
 from sengen.runtime.meta import ClassMeta
 
@@ -64,8 +63,12 @@ class Recording:
             subscription = api.select(query, log=self._logger(index))
             self.subscriptions.append(subscription)
 
-    def _logger(self, index: int) -> Callable[[LogRecord], None]:
-        return lambda record: self._logged(index, record)
+    def _logger(self, index: int) -> Log:
+        def logged(records: list[LogRecord]) -> None:
+            for record in records:
+                self._logged(index, record)
+
+        return logged
 
     def _logged(self, index: int, record: LogRecord) -> None:
         kind, time, obj, class_name, found = record

@@ -5,39 +5,47 @@ interest that process announced. Its subscriptions use the change-log mode of th
 publishers, run at once on the owner's thread (:class:`ImmediateContext`): the full state when an
 object starts matching, the changed properties of each commit, the events and the removal, all
 in the owner's commit order, so the frames leave in an order in which the snapshot always
-precedes the updates and a call's result follows the updates of its commit.
+precedes the updates and a call's result follows the updates of its commit. The records of one
+commit leave as one message (``wire.Batch``).
 
 On the subscriber's side a :class:`RemoteHandle` per remote object holds its last known state
 and feeds the :class:`~sengen.runtime.proxies.RemoteProxy` of every component that holds it;
-the handle is what the subscriber's ``Discovery`` receives as the object's owner.
+the handle is what the subscriber's ``Discovery`` receives as the object's owner. Changes stay
+encoded until someone reads them: a proxy decodes, at its drain, only the latest value of each
+property (``ClassCodec.latest``), so a subscriber slower than the owner pays for what it sees,
+not for every commit.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from sengen.runtime import wire
 from sengen.runtime.calls import Call
-from sengen.runtime.codec import ClassCodec
+from sengen.runtime.codec import ClassCodec, class_codec
 from sengen.runtime.context import Context
 from sengen.runtime.describe import describe
 from sengen.runtime.discovery import Delivery, Discovery, Interests, LogRecord, Subscription
 from sengen.runtime.errors import CallDropped, CallError, CallFailed, CallTimeout, ObjectGone
 from sengen.runtime.meta import ClassMeta, EventMeta, MethodMeta, PropertyMeta
 from sengen.runtime.objects import NativeObject, Object, route_call
-from sengen.runtime.proxies import RemoteProxy
+from sengen.runtime.proxies import RemoteProxy, refused
 from sengen.runtime.query import Query
 
-# (frame, what it carries: named only if the frame is refused, so built only then)
+_log = logging.getLogger("sengen.transport")
+
+# (message, what it carries: named only if the message is refused, so built only then)
 Send = Callable[[bytes, Callable[[], str]], object]
-
-
-@functools.cache
-def class_codec(meta: ClassMeta) -> ClassCodec:
-    return ClassCodec(meta)
+# A handle settles the changes it holds into its state once it holds this many.
+_SETTLE_AT = 64
+# A message goes once it holds this much, even within a commit: Zenoh's own batches are of this
+# size, and its threads then write while the commit goes on (a commit of 100 changes of 4 KiB
+# goes twice as fast so as in one message of 400 KiB).
+_SOON = 1 << 16
 
 
 class ImmediateContext(Context):
@@ -66,14 +74,21 @@ class _RemoteDiscovery(Discovery):
 class Outbox:
     """What this process shows one remote process: the objects matching its interests."""
 
-    def __init__(self, sender: str, space: Interests, send: Send) -> None:
+    def __init__(self, sender: str, space: Interests, send: Send, limit: int) -> None:
         self.sender = sender
         self._send = send
+        self._limit = limit  # maxMessageBytes
+        self._header = wire.Batch.header(sender)
+        # A message may take this many bytes, leaving room for a step stamp.
+        self._room = limit - wire.envelope(sender) + len(self._header)
+        self._soon = min(_SOON, self._room)  # a message this long goes at once
+        self._message = bytearray(self._header)  # being built (under the lock)
         self._discovery = _RemoteDiscovery(ImmediateContext("transport"), space)
         self._subscriptions: dict[int, Subscription] = {}
         self._holders: dict[NativeObject, list[int]] = {}  # which interests hold an object
         self._exposed: dict[int, NativeObject] = {}  # by object id: what calls may reach
-        self._oids: dict[NativeObject, int] = {}  # the ids of the exposed objects
+        # The exposed objects' ids and codecs, looked up once per object.
+        self._wire: dict[NativeObject, tuple[int, ClassCodec]] = {}
         self._described: set[ClassMeta] = set()  # classes whose description went already
         self._lock = threading.Lock()
 
@@ -84,7 +99,7 @@ class Outbox:
                 return  # announced again (history and live, or a reconnection)
             # Registered before the owners can answer: their records check it.
             self._subscriptions[iid] = subscription = self._discovery.subscribe(
-                query, log=functools.partial(self._record, iid)
+                query, log=functools.partial(self._records, iid)
             )
         del subscription
 
@@ -107,39 +122,96 @@ class Outbox:
         with self._lock:
             return self._exposed.get(oid)
 
-    def _record(self, iid: int, record: LogRecord) -> None:
-        """An owner's change-log record, on the owner's thread."""
-        kind, time, obj, name, values = record
-        assert isinstance(obj, NativeObject)  # owners log their own objects only
+    def _records(self, iid: int, records: list[LogRecord]) -> None:
+        """An owner's change-log records of one commit (or piece of kernel work), on the
+        owner's thread: one message."""
         with self._lock:
             if iid not in self._subscriptions:
                 return  # closed while the owner was answering
-            holders = self._holders.get(obj)
-            if kind == "add":
-                if holders is None:
-                    holders = self._holders[obj] = []
-                    self._oids[obj] = obj.id
-                    self._exposed[obj.id] = obj
-                if iid not in holders:
-                    holders.append(iid)
-                self._added(iid, time, obj, values)
-            elif kind == "remove":
-                oid = self._oids.get(obj) or obj.id
-                if holders is not None and iid in holders:
-                    holders.remove(iid)
-                    if not holders:
-                        self._forget(obj)
-                self._send(wire.Removed(self.sender, iid, oid).encode(), lambda: obj._address)
-            elif holders and holders[0] == iid:  # one copy per object, whatever the interests
-                if kind == "set":
-                    self._changed(time, obj, values)
-                else:
-                    self._emitted(time, obj, name, values)
+            holders_of = self._holders
+            for record in records:
+                kind, time, obj, name, values = record
+                obj = cast(NativeObject, obj)  # owners log their own objects only
+                holders = holders_of.get(obj)
+                start = len(self._message)
+                try:
+                    if kind == "set":  # the hot path
+                        if holders and holders[0] == iid:  # one copy, whatever the interests
+                            self._changed(time, obj, values)
+                    else:
+                        self._record(iid, kind, time, obj, name, values, holders)
+                except (ValueError, TypeError) as error:  # a value checks let through
+                    del self._message[start:]
+                    _log.error("%s of %s not sent: %s", kind, obj._address, error)
+            self._flush()
+
+    def _record(
+        self,
+        iid: int,
+        kind: str,
+        time: int,
+        obj: NativeObject,
+        name: str,
+        values: dict[str, Any],
+        holders: list[int] | None,
+    ) -> None:
+        """One record other than a change (under the lock)."""
+        if kind == "event":
+            if holders and holders[0] == iid:
+                self._emitted(time, obj, name, values)
+        elif kind == "add":
+            if holders is None:
+                holders = self._holders[obj] = []
+                self._wire[obj] = (obj.id, class_codec(obj.META))
+                self._exposed[obj.id] = obj
+            if iid not in holders:
+                holders.append(iid)
+            self._added(iid, time, obj, values)
+        else:
+            oid = self._wire[obj][0] if obj in self._wire else obj.id
+            if holders is not None and iid in holders:
+                holders.remove(iid)
+                if not holders:
+                    self._forget(obj)
+            self._add(wire.Removed(self.sender, iid, oid).item(), lambda: obj._address)
+
+    def _add(self, item: bytes, what: Callable[[], str]) -> None:
+        """An item of the message being built (under the lock)."""
+        start = len(self._message)
+        self._message += item
+        if len(self._message) >= self._soon:
+            self._placed(start, what)
+
+    def _placed(self, start: int, what: Callable[[], str]) -> None:
+        """The message is long enough to go with the item just written at ``start``; if it
+        overflows with it, it goes without it, and the item starts the next. An item that could
+        never fit is logged and not sent."""
+        message = self._message
+        if len(message) <= self._room:
+            self._flush()
+            return
+        item = message[start:]
+        del message[start:]
+        if len(self._header) + len(item) > self._room:
+            _log.error(
+                "message of %d bytes for %s exceeds maxMessageBytes (%d): not sent",
+                len(item) + wire.envelope(self.sender), what(), self._limit,
+            )  # fmt: skip
+            return
+        self._flush()
+        self._message += item
+
+    def _flush(self) -> None:
+        """Send the message being built (under the lock, so that messages keep their order)."""
+        message = self._message
+        if len(message) > len(self._header):
+            self._message = bytearray(self._header)
+            self._send(bytes(message), lambda: "a batch of frames")
 
     def _forget(self, obj: NativeObject) -> None:
         """No interest holds ``obj`` any more (under the lock)."""
         del self._holders[obj]
-        self._exposed.pop(self._oids.pop(obj), None)
+        self._exposed.pop(self._wire.pop(obj)[0], None)
 
     def _added(self, iid: int, time: int, obj: NativeObject, state: dict[str, Any]) -> None:
         meta = obj.META
@@ -150,23 +222,26 @@ class Outbox:
             self._described.add(meta)
             description = describe(meta)
         frame = wire.Added(
-            self.sender, iid, self._oids[obj], time, bus, obj.name, meta.qualified_name,
+            self.sender, iid, self._wire[obj][0], time, bus, obj.name, meta.qualified_name,
             meta.type_hash, description, payload,
         )  # fmt: skip
-        self._send(frame.encode(), lambda: obj._address)
+        self._add(frame.item(), lambda: obj._address)
 
     def _changed(self, time: int, obj: NativeObject, values: dict[str, Any]) -> None:
-        payload = class_codec(obj.META).encode_properties(values)
-        frame = wire.Changed(self.sender, self._oids[obj], time, payload)
-        self._send(frame.encode(), lambda: f"{obj._address} ({', '.join(values)})")
+        message = self._message
+        start = len(message)
+        oid, codec = self._wire[obj]
+        wire.Changed.write(message, oid, time, codec.write_properties, values)
+        if len(message) >= self._soon:
+            self._placed(start, lambda: f"{obj._address} ({', '.join(values)})")
 
     def _emitted(self, time: int, obj: NativeObject, name: str, named: dict[str, Any]) -> None:
         meta = obj.META.event(name)
         assert meta is not None
         args = tuple(named[a.stl_name] for a in meta.args)
         payload = class_codec(obj.META).encode_event(name, args)
-        frame = wire.Emitted(self.sender, self._oids[obj], time, payload)
-        self._send(frame.encode(), lambda: f"{obj._address}.{name}")
+        frame = wire.Emitted(self.sender, self._wire[obj][0], time, payload)
+        self._add(frame.item(), lambda: f"{obj._address}.{name}")
 
     # -- calls from the remote process --------------------------------------------------------
 
@@ -224,9 +299,15 @@ class Outbox:
             except ValueError as problem:
                 error = CallFailed("InvalidResult", str(problem))
         status, kind, text = _status(error)
-        frame = wire.Result(self.sender, call_id, status, kind, text, payload)
+        item = wire.Result(self.sender, call_id, status, kind, text, payload).item()
+        if len(self._header) + len(item) > self._room:  # the caller learns why, not waiting
+            text = f"the result needs {len(item)} bytes, over maxMessageBytes ({self._limit})"
+            item = wire.Result(
+                self.sender, call_id, wire.FAILED, "MessageTooLarge", text, b""
+            ).item()
         with self._lock:
-            self._send(frame.encode(), lambda: "a call result")
+            self._add(item, lambda: "a call result")
+            self._flush()
 
 
 def _refusal(target: NativeObject, member: MethodMeta | PropertyMeta) -> CallError | None:
@@ -332,6 +413,7 @@ class RemoteHandle:
         self.iids: set[int] = set()
         self._state = state
         self._time = time
+        self._unsettled: list[bytes] = []  # encoded changes not yet in _state, oldest first
         self._send_call = send_call
         self._proxies: list[RemoteProxy] = []
         self._logs: list[Subscription] = []
@@ -349,6 +431,7 @@ class RemoteHandle:
         """A change-log subscription (a recorder) starts or stops holding this object: the
         records a local owner would give it, from what arrives."""
         with self._lock:
+            self._settle()
             if adding:
                 self._logs.append(subscription)
                 record: LogRecord = ("add", self._time, self, self.meta.qualified_name,
@@ -362,6 +445,7 @@ class RemoteHandle:
     def view_for(self, context: Context) -> Object:
         """In the subscriber's drain: a proxy holding the latest state, fed from now on."""
         with self._lock:
+            self._settle()
             proxy = self._proxy_class(
                 self, context, self.name, self.bus, dict(self._state), self._time
             )
@@ -393,21 +477,50 @@ class RemoteHandle:
     # -- arrivals (transport threads) ------------------------------------------------------------
 
     def snapshot(self, state: dict[str, Any], time: int) -> None:
-        """A fresh full state (another interest matched, or a re-announcement)."""
-        self.changed(state, time)
-
-    def changed(self, values: dict[str, Any], time: int) -> None:
+        """A fresh full state (another interest matched, or a re-announcement): it supersedes
+        every change that came before it on the owner's stream."""
         with self._lock:
-            self._state.update(values)
+            self._unsettled.clear()
+            self._state.update(state)
             self._time = time
-            dynamic = {k: v for k, v in values.items() if k in self._dynamic_names()}
-            for proxy in self._proxies:
-                proxy._receive_state(dynamic, time)
-            for subscription in self._logs:
-                _post(subscription, ("set", time, self, "", dynamic))
+            names = _dynamic_names(self.meta)
+            self._tell({k: v for k, v in state.items() if k in names}, time)
 
-    def _dynamic_names(self) -> frozenset[str]:
-        return _dynamic_names(self.meta)
+    def changed(self, change: bytes, time: int) -> None:
+        """One commit's changes, encoded (``ClassCodec.encode_properties``): held so, unless
+        a change log (a recorder) wants every commit decoded."""
+        with self._lock:
+            self._time = time
+            if not self._logs:
+                unsettled = self._unsettled
+                unsettled.append(change)
+                if len(unsettled) >= _SETTLE_AT:
+                    self._settle()
+                for proxy in self._proxies:
+                    proxy._receive_state(change, time)
+                return
+            values, errors = class_codec(self.meta).latest([change])
+            refused(self.address, errors)
+            names = _dynamic_names(self.meta)
+            dynamic = {k: v for k, v in values.items() if k in names}
+            self._settle()
+            self._state.update(dynamic)
+            self._tell(dynamic, time)
+
+    def _tell(self, dynamic: dict[str, Any], time: int) -> None:
+        """The proxies and the change logs: a commit's dynamic properties (under the lock)."""
+        for proxy in self._proxies:
+            proxy._receive_state(dynamic, time)
+        for subscription in self._logs:
+            _post(subscription, ("set", time, self, "", dynamic))
+
+    def _settle(self) -> None:
+        """Take the changes held encoded into the state (under the lock)."""
+        if self._unsettled:
+            unsettled, self._unsettled = self._unsettled, []
+            values, _ = class_codec(self.meta).latest(reversed(unsettled))  # proxies warn
+            names = _dynamic_names(self.meta)
+            self._state.update((k, v) for k, v in values.items() if k in names)
 
     def emitted(self, name: str, args: tuple[Any, ...], time: int) -> None:
         with self._lock:
@@ -432,7 +545,7 @@ class RemoteHandle:
 
 def _post(subscription: Subscription, record: LogRecord) -> None:
     if not subscription.closed and subscription.log is not None:
-        subscription._discovery.context.post(subscription.log, record)
+        subscription._discovery.context.post(subscription.log, [record])
 
 
 @functools.cache

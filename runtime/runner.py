@@ -28,7 +28,7 @@ from sengen.runtime.context import CALLS, Context
 from sengen.runtime.discovery import (
     Batch,
     Discovery,
-    LogRecord,
+    Log,
     Publisher,
     Subscription,
     build_query,
@@ -462,7 +462,7 @@ class RunApi:
         on_added: Batch | None = None,
         on_removed: Batch | None = None,
         *,
-        log: Callable[[LogRecord], None] | None = None,
+        log: Log | None = None,
     ) -> Subscription:
         """Subscribe to a full ``SELECT … FROM bus [WHERE …]``."""
         return self._runner.discovery.subscribe(query, on_added, on_removed, log)

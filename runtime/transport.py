@@ -27,6 +27,7 @@ from typing import Any
 import zenoh
 from sengen.runtime import describe, wire
 from sengen.runtime.buses import BusSpace
+from sengen.runtime.codec import class_codec
 from sengen.runtime.component import Component
 from sengen.runtime.discovery import Delivery, Interest, Interests, Subscription
 from sengen.runtime.errors import CallFailed, ObjectGone
@@ -35,7 +36,7 @@ from sengen.runtime.name_guard import NameGuard
 from sengen.runtime.proxies import RemoteProxy
 from sengen.runtime.query import QueryError, parse_query
 from sengen.runtime.registry import registry
-from sengen.runtime.remote import Calls, Outbox, RemoteHandle, class_codec
+from sengen.runtime.remote import Calls, Outbox, RemoteHandle
 from sengen.runtime.runner import RunApi
 from sengen.runtime.step_sync import RemoteClock, StepSync
 from sengen.runtime.zenoh_link import (
@@ -339,7 +340,8 @@ class Transport(Component):
         with self._lock:
             if peer.outbox is None:
                 send = functools.partial(self._put, peer)
-                peer.outbox = Outbox(self.zid, self._space_of(), send)
+                limit = self.settings.max_message_bytes
+                peer.outbox = Outbox(self.zid, self._space_of(), send, limit)
             outbox = peer.outbox
         outbox.open(iid, query)
 
@@ -409,6 +411,9 @@ class Transport(Component):
             self._warn(f"dropped a malformed message{origin} ({len(data)} bytes): {error}")
 
     def _dispatch(self, frame: wire.Frame) -> None:
+        if isinstance(frame, wire.Batch):
+            self._batch(frame)
+            return
         if isinstance(frame, wire.Stamped):  # no clock here: the stamp does not matter
             self._dispatch(wire.decode(frame.inner))
             return
@@ -444,14 +449,31 @@ class Transport(Component):
             handle = peer.handles.get(frame.oid)
             if handle is None:
                 return
-            codec = class_codec(handle.meta)
             if isinstance(frame, wire.Changed):
-                handle.changed(codec.decode_properties(frame.state), frame.time)
+                handle.changed(frame.state, frame.time)
             elif isinstance(frame, wire.Emitted):
-                name, args = codec.decode_event(frame.event)
+                name, args = class_codec(handle.meta).decode_event(frame.event)
                 handle.emitted(name, args, frame.time)
             else:
                 self._removed(peer, handle, frame.iid)
+
+    def _batch(self, batch: wire.Batch) -> None:
+        """The frames of one message in order; a change goes straight to its object (the
+        hot path: no frame object is built), and a frame that fails is dropped alone."""
+        sender, data = batch.sender, batch.data
+        changed = wire.Changed.KIND
+        for kind, start, end in batch.items():
+            try:
+                if kind == changed:
+                    oid, at, state = wire.Changed.parts(data, start, end)
+                    peer = self._peers.get(sender)
+                    handle = peer.handles.get(oid) if peer is not None else None
+                    if handle is not None:
+                        handle.changed(state, at)
+                else:
+                    self._dispatch(wire.read_item(sender, kind, data[start:end]))
+            except Exception as error:  # a malformed frame: drop it, keep the others
+                self._warn(f"dropped a malformed frame ({end - start} bytes) of a batch: {error}")
 
     def _added(self, frame: wire.Added) -> None:
         if frame.description:  # sent once per class: kept even if this frame is not used

@@ -1,18 +1,22 @@
 """The frames the transport exchanges between processes (runtime.md §8.1, §8.2).
 
-Every frame starts with a magic, a version and a kind, then the sender's Zenoh id, then fixed
-fields and length-prefixed strings; property values, call arguments, results and event arguments
-are the class codec's bytes (``codec.ClassCodec``). Decoding never trusts the peer: every length
-is checked against the frame and every failure is a :class:`WireError`, which the transport
-logs and drops (a malformed frame must never crash or corrupt a kernel).
+Every message starts with a magic, a version and a kind, then the sender's Zenoh id, then the
+frame's body: fixed fields and length-prefixed strings; property values, call arguments, results
+and event arguments are the class codec's bytes (``codec.ClassCodec``). A :class:`Batch` carries
+many frames of one sender in one message, each as its kind, its body's length and its body: what
+one owner's commit shows another process travels as one message, so that a commit of many changes
+costs one Zenoh put and one callback, not one per change. Decoding never trusts the peer: every
+length is checked against the frame and every failure is a :class:`WireError`, which the
+transport logs and drops (a malformed frame must never crash or corrupt a kernel).
 """
 
 from __future__ import annotations
 
 import functools
 import struct
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 MAGIC = b"SG"
 VERSION = 1
@@ -23,6 +27,8 @@ _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
 _I64 = struct.Struct("<q")
 _OID_TIME = struct.Struct("<Qq")
+_ITEM = struct.Struct("<BI")  # a frame inside a batch: its kind and its body's size
+_CHANGED_ITEM = struct.Struct("<BIQq")  # the hot item: kind, size, object id, time
 _MAX_TEXT = 1 << 16  # names, queries and error texts: anything longer is not ours
 
 
@@ -37,11 +43,37 @@ def _header(kind: int, sender: str) -> bytes:
     return _HEAD.pack(MAGIC, VERSION, kind) + _U32.pack(len(data)) + data
 
 
+def envelope(sender: str) -> int:
+    """The bytes a message of ``sender`` takes besides its frames' items: its own header, and
+    a step stamp's header and step should it be stamped."""
+    return 2 * len(_header(Batch.KIND, sender)) + _U64.size
+
+
+class _Frame:
+    """What every frame class has: its ``KIND``, ``sender`` and ``body()``."""
+
+    __slots__ = ()
+    KIND: ClassVar[int]
+    sender: str
+
+    def body(self) -> bytes:
+        raise NotImplementedError
+
+    def encode(self) -> bytes:
+        """The frame as a message of its own."""
+        return _header(self.KIND, self.sender) + self.body()
+
+    def item(self) -> bytes:
+        """The frame as an item of a :class:`Batch`."""
+        body = self.body()
+        return _ITEM.pack(self.KIND, len(body)) + body
+
+
 class _Writer:
     __slots__ = ("out",)
 
-    def __init__(self, kind: int, sender: str) -> None:
-        self.out = bytearray(_header(kind, sender))
+    def __init__(self) -> None:
+        self.out = bytearray()
 
     def u8(self, value: int) -> _Writer:
         self.out += _U8.pack(value)
@@ -65,7 +97,7 @@ class _Writer:
         self.out += data
         return self
 
-    def rest(self, data: bytes) -> bytes:
+    def rest(self, data: bytes = b"") -> bytes:
         self.out += data
         return bytes(self.out)
 
@@ -129,7 +161,7 @@ OK, FAILED, GONE, DROPPED, TIMED_OUT = range(5)
 
 
 @dataclass(frozen=True, slots=True)
-class Added:
+class Added(_Frame):
     """An object (re)matching interest ``iid`` of the receiver: its full state (the snapshot),
     and, the first time its class goes to the receiver, the class's type description."""
 
@@ -145,8 +177,8 @@ class Added:
     description: bytes
     state: bytes
 
-    def encode(self) -> bytes:
-        w = _Writer(self.KIND, self.sender).u32(self.iid).u64(self.oid).i64(self.time)
+    def body(self) -> bytes:
+        w = _Writer().u32(self.iid).u64(self.oid).i64(self.time)
         w.text(self.bus).text(self.name).text(self.cls).u64(self.type_hash)
         w.u32(len(self.description))
         w.out += self.description
@@ -165,7 +197,7 @@ class Added:
 
 
 @dataclass(frozen=True, slots=True)
-class Changed:
+class Changed(_Frame):
     """One commit of an object: the properties it changed, full values."""
 
     KIND: ClassVar[int] = 2
@@ -174,8 +206,32 @@ class Changed:
     time: int
     state: bytes
 
-    def encode(self) -> bytes:  # the hot path: one header lookup, one pack
-        return _header(self.KIND, self.sender) + _OID_TIME.pack(self.oid, self.time) + self.state
+    def body(self) -> bytes:
+        return _OID_TIME.pack(self.oid, self.time) + self.state
+
+    @staticmethod
+    def write(
+        out: bytearray,
+        oid: int,
+        time: int,
+        write_state: Callable[[bytearray, dict[str, Any]], None],
+        values: dict[str, Any],
+    ) -> None:
+        """The hot path: the batch item of a change appended to ``out``, a message being
+        built, its state written in place by ``write_state(out, values)``."""
+        start = len(out)
+        out += _CHANGED_ITEM.pack(Changed.KIND, 0, oid, time)
+        write_state(out, values)
+        _U32.pack_into(out, start + 1, len(out) - start - _ITEM.size)
+
+    @staticmethod
+    def parts(data: bytes, start: int, end: int) -> tuple[int, int, bytes]:
+        """Object id, time and state of the change whose body is ``data[start:end]``, without
+        building the frame: the hot path of a batch."""
+        if end - start < _OID_TIME.size:
+            raise WireError(f"change of {end - start} bytes is too short")
+        oid, time = _OID_TIME.unpack_from(data, start)
+        return oid, time, data[start + _OID_TIME.size : end]
 
     @classmethod
     def read(cls, sender: str, r: _Reader) -> Changed:
@@ -184,7 +240,7 @@ class Changed:
 
 
 @dataclass(frozen=True, slots=True)
-class Emitted:
+class Emitted(_Frame):
     """An event of an object, at its commit time."""
 
     KIND: ClassVar[int] = 3
@@ -193,8 +249,8 @@ class Emitted:
     time: int
     event: bytes
 
-    def encode(self) -> bytes:
-        return _header(self.KIND, self.sender) + _OID_TIME.pack(self.oid, self.time) + self.event
+    def body(self) -> bytes:
+        return _OID_TIME.pack(self.oid, self.time) + self.event
 
     @classmethod
     def read(cls, sender: str, r: _Reader) -> Emitted:
@@ -203,7 +259,7 @@ class Emitted:
 
 
 @dataclass(frozen=True, slots=True)
-class Removed:
+class Removed(_Frame):
     """An object stopped matching interest ``iid`` (or was removed)."""
 
     KIND: ClassVar[int] = 4
@@ -211,8 +267,8 @@ class Removed:
     iid: int
     oid: int
 
-    def encode(self) -> bytes:
-        return _Writer(self.KIND, self.sender).u32(self.iid).rest(_U64.pack(self.oid))
+    def body(self) -> bytes:
+        return _Writer().u32(self.iid).rest(_U64.pack(self.oid))
 
     @classmethod
     def read(cls, sender: str, r: _Reader) -> Removed:
@@ -222,7 +278,7 @@ class Removed:
 
 
 @dataclass(frozen=True, slots=True)
-class Invoke:
+class Invoke(_Frame):
     """A method call (``setter`` false) or a writable property's setter (true)."""
 
     KIND: ClassVar[int] = 5
@@ -232,8 +288,8 @@ class Invoke:
     setter: bool
     payload: bytes
 
-    def encode(self) -> bytes:
-        w = _Writer(self.KIND, self.sender).u64(self.call_id).u64(self.oid)
+    def body(self) -> bytes:
+        w = _Writer().u64(self.call_id).u64(self.oid)
         return w.u8(int(self.setter)).rest(self.payload)
 
     @classmethod
@@ -245,7 +301,7 @@ class Invoke:
 
 
 @dataclass(frozen=True, slots=True)
-class Result:
+class Result(_Frame):
     """The end of a call: ``status`` OK with the encoded value, or an error class and text."""
 
     KIND: ClassVar[int] = 6
@@ -256,8 +312,8 @@ class Result:
     message: str
     value: bytes
 
-    def encode(self) -> bytes:
-        w = _Writer(self.KIND, self.sender).u64(self.call_id).u8(self.status)
+    def body(self) -> bytes:
+        w = _Writer().u64(self.call_id).u8(self.status)
         return w.text(self.error_type).text(self.message).rest(self.value)
 
     @classmethod
@@ -270,17 +326,17 @@ class Result:
 
 
 @dataclass(frozen=True, slots=True)
-class Stamped:
-    """A frame a stepped component sent in step ``step``: held by a stepped receiver until the
-    hand-over that opens step ``step + 1`` (runtime.md §6.8)."""
+class Stamped(_Frame):
+    """A message a stepped component sent in step ``step``: held by a stepped receiver until
+    the hand-over that opens step ``step + 1`` (runtime.md §6.8)."""
 
     KIND: ClassVar[int] = 7
     sender: str
     step: int
     inner: bytes
 
-    def encode(self) -> bytes:
-        return _Writer(self.KIND, self.sender).u64(self.step).rest(self.inner)
+    def body(self) -> bytes:
+        return _Writer().u64(self.step).rest(self.inner)
 
     @classmethod
     def read(cls, sender: str, r: _Reader) -> Stamped:
@@ -289,7 +345,7 @@ class Stamped:
 
 
 @dataclass(frozen=True, slots=True)
-class EndOfStep:
+class EndOfStep(_Frame):
     """END(step) of the sending kernel (``kernel``: its clock object's id), after the last
     frame of that step on this stream, with the interests its stepped components opened in
     the step (id and query text), which the receiver opens at the hand-over."""
@@ -300,12 +356,12 @@ class EndOfStep:
     kernel: int
     interests: tuple[tuple[int, str], ...]
 
-    def encode(self) -> bytes:
-        w = _Writer(self.KIND, self.sender).u64(self.step).u64(self.kernel)
+    def body(self) -> bytes:
+        w = _Writer().u64(self.step).u64(self.kernel)
         w.u32(len(self.interests))
         for iid, text in self.interests:
             w.u32(iid).text(text)
-        return bytes(w.out)
+        return w.rest()
 
     @classmethod
     def read(cls, sender: str, r: _Reader) -> EndOfStep:
@@ -318,7 +374,7 @@ class EndOfStep:
 
 
 @dataclass(frozen=True, slots=True)
-class StepOrder:
+class StepOrder(_Frame):
     """From a master, just before its ``processNoFlush`` call opening step ``step``: the Zenoh
     ids of the clock set (where END markers go) and of the kernels whose END(step - 1) the
     receiver awaits first."""
@@ -329,13 +385,13 @@ class StepOrder:
     members: tuple[str, ...]
     awaited: tuple[str, ...]
 
-    def encode(self) -> bytes:
-        w = _Writer(self.KIND, self.sender).u64(self.step)
+    def body(self) -> bytes:
+        w = _Writer().u64(self.step)
         for group in (self.members, self.awaited):
             w.u32(len(group))
             for zid in group:
                 w.text(zid)
-        return bytes(w.out)
+        return w.rest()
 
     @classmethod
     def read(cls, sender: str, r: _Reader) -> StepOrder:
@@ -351,14 +407,14 @@ class StepOrder:
 
 
 @dataclass(frozen=True, slots=True)
-class Bye:
+class Bye(_Frame):
     """The sender is leaving in order: everything it sent before has arrived."""
 
     KIND: ClassVar[int] = 10
     sender: str
 
-    def encode(self) -> bytes:
-        return bytes(_Writer(self.KIND, self.sender).out)
+    def body(self) -> bytes:
+        return b""
 
     @classmethod
     def read(cls, sender: str, r: _Reader) -> Bye:
@@ -366,8 +422,61 @@ class Bye:
         return cls(sender)
 
 
+@dataclass(frozen=True, slots=True)
+class Batch(_Frame):
+    """Frames of the sender in the order it sent them, each as its kind, its body's size and its
+    body: never a batch, never a :class:`Stamped` (a stepped sender stamps the whole batch).
+    ``data`` is the message read, its items from ``start`` on: they are read from it in place
+    (:meth:`items`), not copied out."""
+
+    KIND: ClassVar[int] = 11
+    sender: str
+    data: bytes
+    start: int
+
+    def body(self) -> bytes:
+        return self.data[self.start :]
+
+    @staticmethod
+    def header(sender: str) -> bytes:
+        """The start of a batch message, to which items are appended (:meth:`_Frame.item`,
+        :meth:`Changed.write`)."""
+        return _header(Batch.KIND, sender)
+
+    def items(self) -> Iterator[tuple[int, int, int]]:
+        """Kind, start and end in ``data`` of each frame's body, checked as they come: a
+        :class:`WireError` ends the batch, the frames before it stand."""
+        data, pos, end = self.data, self.start, len(self.data)
+        while pos < end:
+            if pos + _ITEM.size > end:
+                raise WireError(f"batch item truncated at byte {pos}")
+            kind, size = _ITEM.unpack_from(data, pos)
+            pos += _ITEM.size
+            if kind not in _KINDS or kind in (Stamped.KIND, Batch.KIND):
+                raise WireError(f"frame kind {kind} in a batch")
+            if pos + size > end:
+                raise WireError(f"batch item of {size} bytes truncated at byte {pos}")
+            yield kind, pos, pos + size
+            pos += size
+
+    @classmethod
+    def read(cls, sender: str, r: _Reader) -> Batch:
+        start, r.pos = r.pos, len(r.data)
+        return cls(sender, r.data, start)
+
+
 Frame = (
-    Added | Changed | Emitted | Removed | Invoke | Result | Stamped | EndOfStep | StepOrder | Bye
+    Added
+    | Changed
+    | Emitted
+    | Removed
+    | Invoke
+    | Result
+    | Stamped
+    | EndOfStep
+    | StepOrder
+    | Bye
+    | Batch
 )
 _KINDS: dict[int, type[Frame]] = {
     k.KIND: k
@@ -382,6 +491,7 @@ _KINDS: dict[int, type[Frame]] = {
         EndOfStep,
         StepOrder,
         Bye,
+        Batch,
     )
 }
 
@@ -406,3 +516,9 @@ def decode(data: bytes) -> Frame:
     r = _Reader(data, _HEAD.size)
     sender = r.text()
     return frame_type.read(sender, r)
+
+
+def read_item(sender: str, kind: int, body: bytes) -> Frame:
+    """A frame of a :class:`Batch` (its kind checked by :meth:`Batch.read`), or
+    :class:`WireError`."""
+    return _KINDS[kind].read(sender, _Reader(body, 0))

@@ -351,6 +351,12 @@ def _junk(rng: random.Random, session: str) -> list[bytes]:
         wire.Invoke("f" * 32, 3, 1, False, b"\x00" * 8).encode(),
         wire.Result("f" * 32, 3, wire.FAILED, "X", "y", b"").encode(),
     ]
+    batched = [
+        wire.Changed("f" * 32, 1, 5, b"\x01\x00\x00\x00" + b"\x07" * 12),
+        wire.Emitted("f" * 32, 1, 5, b"\xff" * 9),
+        wire.Removed("f" * 32, 1, 1),
+    ]
+    valid.append(wire.Batch.header("f" * 32) + b"".join(f.item() for f in batched))
     payloads = [rng.randbytes(rng.randrange(0, 200)) for _ in range(100)]
     for frame in valid:
         payloads += [frame[: rng.randrange(len(frame))] for _ in range(20)]

@@ -316,16 +316,19 @@ def test_t3_an_orderly_stop_removes_the_objects_within_a_second(project: Path) -
 
 
 class SlowTransport(Transport):
-    """A consumer that reads slowly: its Zenoh callback stalls every 1000th message."""
+    """A consumer that reads slowly: its Zenoh callback stalls at every 5th message (a message
+    holds what one commit of the producer sends, hundreds of events in a flood)."""
 
     def __init__(self, port: int) -> None:
         super().__init__()
         self.settings.rendezvous = f"tcp/127.0.0.1:{port}"
-        self.frames = 0
+        self.messages = 0
+        self.stalls = 0
 
     def _on_frame(self, sample: Any) -> None:
-        self.frames += 1
-        if self.frames % 1000 == 0:
+        self.messages += 1
+        if self.messages % 5 == 0:
+            self.stalls += 1
             time.sleep(0.05)
         super()._on_frame(sample)
 
@@ -367,7 +370,7 @@ def test_t4_best_effort_events_of_a_flood_are_never_duplicated_reordered_or_corr
     finally:
         output = producer.stop()
     assert code == 0 and probe.done, output
-    assert slow.frames > 1000  # the consumer did stall
+    assert slow.stalls >= 2  # the consumer did stall
     assert all(type(n) is int for n in noted)
     assert noted and all(1 <= n <= 10_000 for n in noted)
     assert all(a < b for a, b in itertools.pairwise(noted)), "duplicated or reordered"
@@ -565,13 +568,6 @@ def test_t7_random_subscriptions_against_200_hz_producers_leave_nothing_behind(
     assert not errors_in(output), output
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="runtime/discovery.py: Publisher.forget() leaves a closed interest in every "
-    "publisher's _matches (only a later _sync of that interest drops it), and "
-    "Interests.subscribe/unsubscribe post interest_arrived/forget to the work queue of every "
-    "component, also of parked ones (the transport's wait_for_stop) that never drain it",
-)
 def test_t7_closed_subscriptions_leave_no_state_in_any_component(
     project: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -1,0 +1,291 @@
+"""What one commit shows another process leaves as one message (runtime.md §8.1, §8.2), in
+process, without Zenoh: the batch frame, the outbox that builds the messages within
+``maxMessageBytes``, the subscriber's side that takes a batch apart, and the lazy decoding of
+changes (only the latest value of each property is decoded, at the drain)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import pytest
+from kernel_support import make_package
+from sengen.runtime import Duration, proxies, wire
+from sengen.runtime.codec import class_codec
+from sengen.runtime.component import Component
+from sengen.runtime.config import load_config_text
+from sengen.runtime.context import Context
+from sengen.runtime.errors import CallFailed
+from sengen.runtime.kernel import Kernel
+from sengen.runtime.query import parse_query
+from sengen.runtime.registry import registry
+from sengen.runtime.remote import Outbox, RemoteHandle
+from sengen.runtime.runner import RunApi
+from sengen.runtime.transport import Peer, Transport
+
+SENDER = "a" * 32
+BUS = "batching.b"
+
+
+@pytest.fixture(scope="module")
+def impls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    yield from make_package(tmp_path_factory.mktemp("batching"), "batching_gen")
+
+
+def frames_of(message: bytes) -> list[wire.Frame]:
+    batch = wire.decode(message)
+    assert isinstance(batch, wire.Batch)
+    return [wire.read_item(batch.sender, k, batch.data[s:e]) for k, s, e in batch.items()]
+
+
+# -- the frame -----------------------------------------------------------------------------------
+
+
+def test_a_batch_carries_frames_of_every_kind_in_order() -> None:
+    frames: list[wire.Frame] = [
+        wire.Removed(SENDER, 3, 9),
+        wire.Changed(SENDER, 9, 17, b"\x01\x02"),
+        wire.Emitted(SENDER, 9, 17, b"\x03"),
+        wire.Result(SENDER, 5, wire.FAILED, "X", "why", b""),
+    ]
+    message = wire.Batch.header(SENDER) + b"".join(f.item() for f in frames)
+    assert frames_of(message) == frames
+    batch = wire.decode(message)
+    assert isinstance(batch, wire.Batch) and batch.encode() == message
+
+
+@pytest.mark.parametrize(
+    ("tail", "problem"),
+    [
+        (b"\x02\x00", "batch item truncated"),
+        (b"\x02\xff\x00\x00\x00abc", "truncated at byte"),
+        (wire.Bye(SENDER).item().replace(b"\x0a", b"\x0b", 1), "frame kind 11 in a batch"),
+        (wire.Stamped(SENDER, 1, b"").item(), "frame kind 7 in a batch"),
+        (b"\x63\x00\x00\x00\x00", "frame kind 99 in a batch"),
+    ],
+)
+def test_a_malformed_batch_fails_at_the_bad_item_after_the_good_ones(
+    tail: bytes, problem: str
+) -> None:
+    good = wire.Removed(SENDER, 1, 2)
+    batch = wire.decode(wire.Batch.header(SENDER) + good.item() + tail)
+    assert isinstance(batch, wire.Batch)
+    items = batch.items()
+    kind, start, end = next(items)
+    assert wire.read_item(SENDER, kind, batch.data[start:end]) == good
+    with pytest.raises(wire.WireError, match=problem):
+        next(items)
+
+
+def test_a_change_too_short_for_its_header_is_refused() -> None:
+    with pytest.raises(wire.WireError, match="too short"):
+        wire.Changed.parts(b"\x00" * 20, 4, 19)
+    oid, time, state = wire.Changed.parts(b"xx" + wire.Changed(SENDER, 7, -5, b"st").body(), 2, 20)
+    assert (oid, time, state) == (7, -5, b"st")
+
+
+# -- the producer's side: one message per commit, split at the limit ------------------------------
+
+
+class Committing(Component):
+    """Self-driven: publishes ``count`` counting sensors and commits ``cycles`` times, with an
+    outbox holding an interest in them; the messages the outbox sends are kept."""
+
+    def __init__(self, impls: ModuleType, count: int, cycles: int, limit: int) -> None:
+        self.impls = impls
+        self.count = count
+        self.cycles = cycles
+        self.limit = limit
+        self.messages: list[bytes] = []
+        self.commits = 0
+
+    def send(self, data: bytes, what: Any) -> bool:
+        self.messages.append(data)
+        return True
+
+    def run(self, api: RunApi) -> None:
+        outbox = Outbox(SENDER, api.bus_space.interests, self.send, self.limit)
+        outbox.open(1, parse_query(f"SELECT kbus.Sensor FROM {BUS}"))
+        source = api.get_source(BUS)
+        source.add([self.impls.Counting(f"s{i}", i) for i in range(self.count)])
+        for _ in range(self.cycles):
+            api.drain_inputs()
+            api.update()
+            api.commit()
+            self.commits += 1
+        outbox.close_all()
+        api.request_kernel_stop(0)
+
+
+def commit_messages(impls: ModuleType, count: int, cycles: int, limit: int) -> list[bytes]:
+    component = Committing(impls, count, cycles, limit)
+    kernel = Kernel(load_config_text("kernel: {appName: batching}\n"), [("c", component, 1)])
+    assert kernel.run(Duration.parse("20 s")) == 0
+    assert component.commits == cycles
+    return component.messages
+
+
+def shape(frames: list[wire.Frame]) -> list[tuple[str, int]]:
+    """Kind and object (by order of appearance: ids differ from run to run) of each frame:
+    what must not depend on how messages are cut."""
+    objects: dict[int, int] = {}
+    shown = []
+    for f in frames:
+        assert isinstance(f, (wire.Added, wire.Changed, wire.Emitted, wire.Removed))
+        shown.append((type(f).__name__, objects.setdefault(f.oid, len(objects))))
+    return shown
+
+
+def test_each_commit_leaves_as_one_message_with_every_change_and_event_in_order(
+    impls: ModuleType,
+) -> None:
+    messages = commit_messages(impls, count=20, cycles=5, limit=16 << 20)
+    per_message = [frames_of(m) for m in messages]
+    # The first commit publishes: snapshots then (the same commit's) nothing else; every later
+    # commit: for each object its change, then its three events.
+    assert [type(f).__name__ for f in per_message[0]] == ["Added"] * 20
+    assert len(messages) == 5
+    oids = [f.oid for f in per_message[0] if isinstance(f, wire.Added)]
+    for frames in per_message[1:]:
+        assert [type(f).__name__ for f in frames[:20]] == ["Changed"] * 20
+        assert [f.oid for f in frames[:20] if isinstance(f, wire.Changed)] == oids
+        assert [type(f).__name__ for f in frames[20:]] == ["Emitted"] * 60
+        times = {f.time for f in frames if isinstance(f, (wire.Changed, wire.Emitted))}
+        assert len(times) == 1  # one commit's frames, one commit time
+
+
+def test_a_commit_over_the_limit_is_cut_into_messages_within_it_in_the_same_order(
+    impls: ModuleType,
+) -> None:
+    whole = [f for m in commit_messages(impls, 20, 4, 16 << 20) for f in frames_of(m)]
+    limit = 2200  # a snapshot with its class's description fits, no commit does
+    cut_messages = commit_messages(impls, 20, 4, limit)
+    cut = [f for m in cut_messages for f in frames_of(m)]
+    assert len(cut_messages) >= 2 * 4  # several messages per commit
+    room = limit - wire.envelope(SENDER)  # what a step stamp may need besides
+    assert max(len(m) for m in cut_messages) <= room + len(wire.Batch.header(SENDER))
+    assert shape(cut) == shape(whole)
+    codec = class_codec(impls.Counting.META)
+    values = [codec.decode_properties(f.state) for f in cut if isinstance(f, wire.Changed)]
+    assert values == [
+        codec.decode_properties(f.state) for f in whole if isinstance(f, wire.Changed)
+    ]
+
+
+def test_a_result_over_the_limit_fails_the_call_instead_of_vanishing(impls: ModuleType) -> None:
+    sent: list[bytes] = []
+
+    def send(data: bytes, what: Any) -> bool:
+        sent.append(data)
+        return True
+
+    from sengen.runtime.discovery import Interests
+
+    outbox = Outbox(SENDER, Interests(), send, 2000)
+    outbox.reply(41, None, None, CallFailed("Verbose", "x" * 5000))
+    outbox.reply(42, None, None, CallFailed("Short", "fits"))
+    results = [f for m in sent for f in frames_of(m)]
+    assert [(r.call_id, r.status, r.error_type) for r in results if isinstance(r, wire.Result)] == [
+        (41, wire.FAILED, "MessageTooLarge"),
+        (42, wire.FAILED, "Short"),
+    ]
+    assert all(len(m) <= 2000 for m in sent)
+
+
+# -- the subscriber's side -----------------------------------------------------------------------
+
+
+def counting_state(impls: ModuleType) -> dict[str, Any]:
+    obj = impls.Counting("s", 1)
+    return {p.meta.stl_name: p.get(obj) for p in obj._PROPS.values()}
+
+
+def change(impls: ModuleType, **values: Any) -> bytes:
+    return class_codec(impls.Counting.META).encode_properties(values)
+
+
+def test_latest_decodes_only_the_newest_value_of_each_property(impls: ModuleType) -> None:
+    codec = class_codec(impls.Counting.META)
+    broken = change(impls, a=1)[:-2]  # a change of ``a`` alone, truncated
+    values, errors = codec.latest(
+        [change(impls, a=3), broken, change(impls, a=2, b=2), {"reading": 1.5}, change(impls, b=9)]
+    )
+    # ``broken`` is older than a valid ``a``: never decoded, so no error; ``b`` is the newer 2.
+    assert values == {"a": 3, "b": 2, "reading": 1.5}
+    assert errors == []
+    values, errors = codec.latest([broken, change(impls, a=2)])
+    assert values == {"a": 2}
+    assert len(errors) == 1 and "truncated" in str(errors[0])
+
+
+class Harness:
+    """A transport (no session) with one peer holding one object, and a proxy of it."""
+
+    def __init__(self, impls: ModuleType) -> None:
+        self.transport = Transport()
+        self.peer = self.transport._peers[SENDER] = Peer(SENDER, 0, label="producer/1")
+        meta = impls.Counting.META
+        _, proxy_class = registry.proxies(meta)
+        self.handle = RemoteHandle(
+            meta, proxy_class, SENDER, 9, "s", BUS, counting_state(impls), 0, lambda *a: None
+        )
+        self.peer.handles[9] = self.handle
+        self.context = Context("subscriber")
+        self.context.thread = threading.get_ident()
+        self.proxy: Any = self.handle.view_for(self.context)
+        self.impls = impls
+
+    def changed(self, time: int, **values: Any) -> bytes:
+        return wire.Changed(SENDER, 9, time, change(self.impls, **values)).item()
+
+    def receive(self, *items: bytes) -> None:
+        self.transport.handle_frame("", wire.Batch.header(SENDER) + b"".join(items))
+
+
+def test_a_bad_frame_in_a_batch_is_dropped_alone(
+    impls: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
+    harness = Harness(impls)
+    short = b"\x02\x04\x00\x00\x00abcd"  # a change without room for its object and time
+    with caplog.at_level(logging.WARNING, "sengen.transport"):
+        harness.receive(harness.changed(5, a=1), short, harness.changed(6, b=2))
+    harness.proxy._refresh()
+    assert (harness.proxy.a, harness.proxy.b, harness.proxy.last_commit_time) == (1, 2, 6)
+    assert "dropped a malformed frame (4 bytes) of a batch: change of 4 bytes" in caplog.text
+
+
+def test_changes_wait_encoded_until_the_drain_and_apply_as_one_commit(
+    impls: ModuleType, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(proxies, "_warned_at", [0.0])  # whatever warned just before
+    harness = Harness(impls)
+    seen: list[tuple[str, Any]] = []
+    harness.proxy.on_a_changed(lambda v: seen.append(("a", v)))
+    harness.proxy.on_b_changed(lambda v: seen.append(("b", v)))
+    unknown = b"\x02\x15\x00\x00\x00" + wire.Changed(SENDER, 9, 8, b"\x01\x00\x00\x00zzzz").body()
+    with caplog.at_level(logging.WARNING, "sengen.transport"):
+        harness.receive(
+            harness.changed(5, b=7), harness.changed(6, a=1), harness.changed(7, a=2), unknown
+        )
+        assert harness.proxy.a == 0  # nothing applied before the drain
+        harness.proxy._refresh()
+    # Declaration order (as a local proxy), the latest of each, the newest commit's time; the
+    # change of an unknown property is dropped with a warning and the rest applies.
+    assert seen == [("a", 2), ("b", 7)]
+    assert harness.proxy.last_commit_time == 8
+    assert "dropped 1 malformed change(s) of 'batching.b.s'" in caplog.text
+    # The handle's own state (for proxies made later) holds the same.
+    later: Any = harness.handle.view_for(Context("later"))
+    assert (later.a, later.b) == (2, 7)
+
+
+def test_a_handle_settles_its_encoded_changes_so_they_never_pile_up(impls: ModuleType) -> None:
+    harness = Harness(impls)
+    for time in range(1, 1001):
+        harness.receive(harness.changed(time, a=time))
+    assert len(harness.handle._unsettled) < 100
+    harness.proxy._refresh()
+    assert harness.proxy.a == 1000
