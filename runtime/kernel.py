@@ -101,7 +101,7 @@ class Kernel:
         if mode in ("virtualTime", "virtualTimeRunning"):
             settings = config.kernel
             address = f"{settings.effective_clock_bus}.{settings.clock_name}"
-            self.clock = KernelClock(object_id(address))
+            self.clock = KernelClock(object_id(address), settings.clock_name)
         if self.clock is not None:
             self.clock.self_stepping = mode == "virtualTimeRunning"
         self.parked_writes = False  # the test kernel writes to parked components' objects

@@ -197,12 +197,15 @@ class KernelComponent(Component):
     def _publish_clocks(self, api: RunApi, clock: KernelClock) -> None:
         settings = self._kernel.config.kernel
         bus = settings.effective_clock_bus
-        self.clock_object = KernelClockObject(settings.clock_name, clock)
-        api.get_source(bus).add(self.clock_object)
+        clock_object = KernelClockObject(settings.clock_name, clock)
+        api.get_source(bus).add(clock_object)
         if settings.clock_master:
             self._clocks = api.select(f"SELECT sen.kernel.VirtualKernelClock FROM {bus}")
             self.master = MasterClockObject("master", self._kernel.master_clocks)
             api.get_source(bus).add(self.master)
+        # Last: ``Kernel.wait_ready`` takes it as the sign that both are there, so that a
+        # driver's ``stepper()`` is the master's.
+        self.clock_object = clock_object
 
     def clock_proxies(self) -> list[Object]:
         """The kernel clocks the master's subscription found, this process's own included."""

@@ -175,6 +175,7 @@ class RemoteClock:
         self._exchange = exchange
         self._proxy = proxy
         self.member = handle.zid
+        self.name = handle.name
         self.plan: StepPlan | None = None
         published = getattr(proxy, "time", None)
         self._time = published.ns if isinstance(published, TimeStamp) else 0

@@ -192,8 +192,9 @@ class StepSync(Protocol):
 class KernelClock:
     """One kernel's virtual time and its stepped components (runtime.md §6.2)."""
 
-    def __init__(self, ident: int = 0) -> None:
+    def __init__(self, ident: int = 0, name: str = "") -> None:
         self.ident = ident  # the id of the kernel clock object: the kernel's id in a clock set
+        self.name = name  # the kernel clock object's name (clockName)
         self.remote = False
         self.member = ""  # the transport's id of this process, when one is loaded
         self.plan: StepPlan | None = None  # the current step's plan, from a master
@@ -294,6 +295,7 @@ class Clock(Protocol):
     """What the master steps: a kernel clock, local or remote. ``issue_*`` start a command and
     return its wait, so that one command reaches every clock before any is awaited."""
 
+    name: str
     member: str
     plan: StepPlan | None
     remote: bool
@@ -328,9 +330,14 @@ class Stepper:
         self.time = 0
         self.step_count = 0
         self._members: frozenset[str] = frozenset()
+        self._joined: frozenset[str] = frozenset()  # brought in since the last step
         self._lock = threading.Lock()  # one driver at a time
 
     def _single_step(self, clocks: Sequence[Clock]) -> None:
+        if self.step_count:
+            joiners = [c for c in clocks if c.member and c.member not in self._members]
+            if joiners:
+                self._join(joiners)
         delta = self.pending or 0
         target = self.kernel_time + delta
         self._plan(clocks)
@@ -343,23 +350,41 @@ class Stepper:
         self.pending = min(nexts) if nexts else None
         self.time = self.kernel_time + (self.pending or 0)
 
+    def _join(self, joiners: list[Clock]) -> None:
+        """Kernel clocks found after stepping began, brought to the common time by one
+        ``processNoFlush(difference)`` + ``flushOutputs()`` pair between steps k and k + 1
+        (runtime.md §6.8). The pair is their step k: what they send in it is stamped k and
+        followed by END(k) to every kernel of step k, which awaits it at step k + 1."""
+        step = self.step_count
+        members = tuple(sorted(self._members | {c.member for c in joiners}))
+        for clock in joiners:
+            _log.warning("kernel clock '%s' joined at t=%d", clock.name, self.kernel_time)
+            clock.plan = StepPlan(step, members, ())
+        waits = [c.issue_process_no_flush(max(0, self.kernel_time - c.time)) for c in joiners]
+        for wait in waits:
+            wait()
+        self._flush(joiners)  # their next due times count from the next step's flush
+        self._members = frozenset(members)
+        self._joined = frozenset(c.member for c in joiners)
+
     def _plan(self, clocks: Sequence[Clock]) -> None:
-        """The plan of the next step for every clock (runtime.md §6.8): a member of the last
-        step's clock set, and everyone at the first step, awaits every other member's END of
-        the previous step; a clock that just joined awaits none."""
+        """The plan of the next step for every clock (runtime.md §6.8): everyone at the first
+        step, and later every member of the last step's clock set, awaits every other
+        member's END of the previous step; a clock that joined since, to which no END of that
+        step was addressed, awaits none."""
         step = self.step_count + 1
         members = tuple(sorted(c.member for c in clocks if c.member))
-        if step > 1:
-            for joined in sorted(set(members) - self._members):
-                _log.warning("kernel clock of process %s joined at t=%d", joined, self.kernel_time)
         for clock in clocks:
             if not clock.member:
                 clock.plan = None
                 continue
-            known = step == 1 or clock.member in self._members
+            known = step == 1 or (
+                clock.member in self._members and clock.member not in self._joined
+            )
             awaited = tuple(m for m in members if m != clock.member) if known else ()
             clock.plan = StepPlan(step, members, awaited)
         self._members = frozenset(members)
+        self._joined = frozenset()
         self.step_count = step
 
     @staticmethod

@@ -6,12 +6,15 @@ step command, which only the step stamps and END markers settle."""
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from sengen.runtime.config import load_config_text
@@ -165,3 +168,68 @@ def test_processes_step_together_on_the_nearest_due_time_and_reproducibly(
         delays = {c["delay"] for c in changes if "delay" in c}
         bumped = [c["bumped"] for c in changes if "bumped" in c]
         assert delays == {P10} and bumped[-1] > 10, (watcher, delays, bumped)
+
+
+def steps_within(stepper: Any, count: int, seconds: float) -> list[int]:
+    """``count`` steps on a thread of their own (a step waiting for a marker that never comes
+    would hang this test); the master's time after each."""
+    times: list[int] = []
+
+    def run() -> None:
+        for _ in range(count):
+            stepper.step()
+            times.append(stepper.kernel_time)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"stepping hung after {len(times)} of {count} steps"
+    return times
+
+
+def test_a_kernel_found_after_stepping_began_is_brought_to_the_common_time_first(
+    project: tuple[Path, ModuleType], caplog: pytest.LogCaptureFixture
+) -> None:
+    """runtime.md §6.8, a clock that joins: one processNoFlush + flushOutputs pair at the
+    master's time, then the joiner steps with the others, its END markers awaited."""
+    folder, _ = project
+    port, session = free_port(), session_name("join")
+    recordings = {name: folder / f"join_{name}.jsonl" for name in ("a", "b")}
+    mine = [("a1", "Counting", 1e9 / P30)]
+    kernel = Kernel(load_config_text(kernel_config(port, session, recordings["a"], mine, "a")))
+    late: Process | None = None
+    try:
+        with caplog.at_level(logging.WARNING, logger="sengen.kernel"):
+            assert kernel.start()
+            kernel.wait_ready()
+            stepper = kernel.stepper()
+            before = steps_within(stepper, 10, 20.0)
+            joined_at = stepper.kernel_time
+            config = kernel_config(port, session, recordings["b"], [("b1", "Counting", 50)], "b")
+            late = Process(folder, "join_b", config, until=None)
+            deadline = time.monotonic() + 20
+            while len(kernel.master_clocks()) < 2 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert len(kernel.master_clocks()) == 2, "the master never found the late clock"
+            time.sleep(0.5)  # its components enter their loops just after it publishes
+            after = steps_within(stepper, 40, 30.0)
+    finally:
+        kernel.shutdown()
+        output = late.stop() if late is not None else ""
+    assert "Traceback" not in output, output
+    assert before == due_times([P30], 10)
+    joined = [r.getMessage() for r in caplog.records if "joined" in r.getMessage()]
+    assert joined == [f"kernel clock 'clock_b' joined at t={joined_at}"]
+    # The joiner's components catch up one cycle per step (steps of 0 ns meanwhile), none
+    # skipped, each cycle at its own due time; then the steps land on the due times of both
+    # kernels (b1 at 50 Hz, b's recorder at 30 Hz, a1 at 30 Hz).
+    _, records = read_recording(recordings["b"])
+    b1 = sorted({r["t"] for r in records if r["object"] == "b1"})
+    assert b1 == [k * P50 for k in range(len(b1))] and b1[-1] > joined_at, b1
+    assert after == sorted(after)
+    assert after[0] == due_times([P30], 11)[-1]  # the step that was next anyway
+    merged = [t for t in due_times([P30, P50], 400) if after[0] <= t <= after[-1]]
+    assert sorted(set(after)) == merged
+    # b1's cycle at 0 ran in the join pair, so the steps at after[0] (0 ns after the first)
+    # run its cycles 1 to after[0] // P50: one step fewer than without the pair.
+    assert after.count(after[0]) == after[0] // P50
