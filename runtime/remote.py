@@ -43,8 +43,8 @@ Send = Callable[[bytes, Callable[[], str]], object]
 # A handle settles the changes it holds into its state once it holds this many.
 _SETTLE_AT = 64
 # A message goes once it holds this much, even within a commit: Zenoh's own batches are of this
-# size, and its threads then write while the commit goes on (a commit of 100 changes of 4 KiB
-# goes twice as fast so as in one message of 400 KiB).
+# size, and its threads then write while the commit goes on (in bench/transport.py, commits of
+# 100 changes of 4 KiB went out 1.5 times as fast so as in one message of 400 KiB each).
 _SOON = 1 << 16
 
 
