@@ -5,8 +5,10 @@ step it belongs to, and ends each step with an END marker to every other member,
 ordered stream. A kernel holds the stamped frames it receives; opening step k + 1 it awaits
 END(k) of the kernels the master named, then hands the held frames of steps up to k over in
 (step, kernel id, order of sending) order, and opens the interests those markers carry. So
-what a drain sees never depends on network timing. :class:`RemoteClock` is how a master drives
-a kernel clock of another process.
+what a drain sees never depends on network timing. Kernels stepped by another master (or by
+none) are outside the guarantee: what they send is handed over at the next hand-over whatever
+its stamp, and their stepped interests open there from their tokens, since no END marker of
+theirs comes here. :class:`RemoteClock` is how a master drives a kernel clock of another process.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from sengen.runtime.duration import Duration, TimeStamp
 from sengen.runtime.proxies import RemoteProxy
 from sengen.runtime.remote import RemoteHandle
 from sengen.runtime.stepping import KernelClock, StepPlan
+from sengen.runtime.zenoh_link import InterestToken
 
 _log = logging.getLogger("sengen.transport")
 
@@ -57,6 +60,8 @@ class StepSync:
         self._kernels: dict[str, int] = {}  # process -> its kernel's id, from END markers
         self._interests: list[tuple[int, int, str, str]] = []  # (kernel, iid, process, query)
         self._opened: list[tuple[int, str]] = []  # stepped interests since our last END
+        self._tokens: list[InterestToken] = []  # stepped interests, for the next hand-over
+        self._members: frozenset[str] = frozenset()  # the clock set of the last step begun
         self._last_end = -1
         self._gone: set[str] = set()
         clock.member = exchange.zid
@@ -87,12 +92,22 @@ class StepSync:
         with self._ready:
             self._opened.append((iid, text))
 
-    def takes_token(self, step: int | None) -> bool:
+    def takes_token(self, token: InterestToken) -> bool:
         """Whether an interest token opens at once here. A stepped subscriber's interest opens
-        at a hand-over, from its END marker, so that the step it opens in does not depend on
-        when the token arrived; only one made before any step may open before this kernel's
-        first step, which its END(0) then finds open already."""
-        return step is None or (step == 0 and not self.in_set)
+        at a hand-over, so that the step it opens in does not depend on when the token arrived:
+        from its END marker when its kernel is in this kernel's clock set, else from the token,
+        kept for the next hand-over. Only one made before any step may open before this
+        kernel's first step, which its END(0) then finds open already."""
+        if token.step is None or (token.step == 0 and not self.in_set):
+            return True
+        with self._ready:
+            self._tokens.append(token)
+        return False
+
+    def token_gone(self, zid: str, iid: int) -> None:
+        """An interest closed before the hand-over that would have opened it."""
+        with self._ready:
+            self._tokens = [t for t in self._tokens if (t.zid, t.iid) != (zid, iid)]
 
     # -- what other kernels send ---------------------------------------------------------------
 
@@ -113,9 +128,10 @@ class StepSync:
             self._ready.notify_all()
 
     def lost(self, zid: str) -> None:
-        """A lost process's END markers are no longer awaited."""
+        """A lost process's END markers are no longer awaited, its interests not opened."""
         with self._ready:
             self._gone.add(zid)
+            self._tokens = [t for t in self._tokens if t.zid != zid]
             self._ready.notify_all()
 
     def back(self, zid: str) -> None:
@@ -129,21 +145,28 @@ class StepSync:
         joined), then wait for the awaited kernels' END(k - 1), then the hand-over."""
         previous = plan.step - 1
         self.in_set = True
+        members = self._members = frozenset(plan.members)
         if self._last_end < previous:
             self._send_end(previous, plan.members)
         with self._ready:
             while not self._ready.wait_for(lambda: self._ends_in(plan), timeout=1.0):
                 waiting = [z for z in plan.awaited if z not in self._gone]
                 _log.debug("step %d waits for END(%d) of %s", plan.step, previous, waiting)
-            held = [h for h in self._held if h[0] <= previous]
-            self._held = [h for h in self._held if h[0] > previous]
+            # Outsiders' stamps count steps of another master: theirs go at every hand-over.
+            due = [h for h in self._held if h[0] <= previous or h[2] not in members]
+            self._held = [h for h in self._held if h[0] > previous and h[2] in members]
             interests, self._interests = self._interests, []
+            tokens, self._tokens = self._tokens, []
             kernels = dict(self._kernels)
-        held.sort(key=lambda h: (h[0], kernels.get(h[2], 0), h[2], h[1]))
-        for _, _, sender, data in held:
+        due.sort(key=lambda h: (h[0], kernels.get(h[2], 0), h[2], h[1]))
+        for _, _, sender, data in due:
             self._exchange.handle_frame(sender, data)
         for _, iid, zid, text in sorted(interests):
             self._exchange.open_interest(zid, iid, text)
+        # A member's stepped interest comes with its END marker; an outsider's only so.
+        for token in sorted(tokens, key=lambda t: (t.zid, t.iid)):
+            if token.zid not in members:
+                self._exchange.open_interest(token.zid, token.iid, token.text)
 
     def _ends_in(self, plan: StepPlan) -> bool:
         previous = plan.step - 1

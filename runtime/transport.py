@@ -322,10 +322,12 @@ class Transport(Component):
             return
         peer = self._peer(token.zid)
         if sample.kind != zenoh.SampleKind.PUT:
+            if self._steps is not None:
+                self._steps.token_gone(token.zid, token.iid)
             if peer.outbox is not None:
                 peer.outbox.close(token.iid)
             return
-        if self._steps is None or self._steps.takes_token(token.step):
+        if self._steps is None or self._steps.takes_token(token):
             self._open(peer, token.iid, token.text)
 
     def open_interest(self, zid: str, iid: int, text: str) -> None:

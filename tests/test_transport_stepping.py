@@ -17,8 +17,10 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from kernel_support import Probe
 from sengen.runtime.config import load_config_text
 from sengen.runtime.kernel import Kernel
+from sengen.runtime.runner import RunApi
 from sengen.runtime.transport import Transport
 from transport_support import Process, free_port, make_project, session_name
 
@@ -45,17 +47,20 @@ def kernel_config(
     objects: list[tuple[str, str, float]],
     name: str,
     perturbed: bool = False,
+    clocks: str = "clocks",
 ) -> str:
     """A virtual-time kernel with the transport, a recorder of its own objects on
     ``<session>.b`` and one ``build:`` component per (name, class, rate); ``perturbed``: the
-    frames its transport receives are randomly delayed."""
+    frames its transport receives are randomly delayed. Its clock is on ``<session>.<clocks>``,
+    where kernel ``a`` is the master, and any kernel whose clock bus is not the default."""
+    master = name == "a" or clocks != "clocks"
     lines = [
         "kernel:",
         f"  appName: {name}",
         "  runMode: virtualTime",
-        f"  clockBus: {session}.clocks",
+        f"  clockBus: {session}.{clocks}",
         f"  clockName: clock_{name}",
-        f"  clockMaster: {'true' if name == 'a' else 'false'}",
+        f"  clockMaster: {'true' if master else 'false'}",
         "load:",
         "  - name: transport",
         f"    rendezvous: tcp/127.0.0.1:{port}",
@@ -233,3 +238,57 @@ def test_a_kernel_found_after_stepping_began_is_brought_to_the_common_time_first
     # b1's cycle at 0 ran in the join pair, so the steps at after[0] (0 ns after the first)
     # run its cycles 1 to after[0] // P50: one step fewer than without the pair.
     assert after.count(after[0]) == after[0] // P50
+
+
+def test_kernels_of_different_masters_serve_each_others_stepped_interests(
+    project: tuple[Path, ModuleType],
+) -> None:
+    """Outside one clock set (runtime.md §6.8, §6.9): no END marker of the subscriber's kernel
+    ever reaches the producer's, so a stepped subscription opens there from its token, at the
+    producer's next hand-over; and what the producer sends, stamped with its own master's
+    steps, is handed over at the subscriber's next hand-over, not held until its step count
+    catches up."""
+    folder, _ = project
+    port, session = free_port(), session_name("masters")
+    seen: dict[str, Any] = {"cycles": 0}
+
+    def subscribe(api: RunApi) -> bool:
+        seen["cycles"] += 1
+        if seen["cycles"] < 5:
+            return False
+        seen["sub"] = api.select(f"SELECT xbus.Sensor FROM {session}.b")
+        return True
+
+    def found(api: RunApi) -> bool:
+        return any(o.count > 0 for o in seen["sub"].objects)
+
+    probe = Probe([subscribe, found], freq_hz=100, stop_when_done=False)
+    recording = folder / "masters_{}.jsonl"
+    a = Kernel(
+        load_config_text(
+            kernel_config(port, session, Path(str(recording).format("a")), [], "a", clocks="ca")
+        ),
+        [("probe", probe, 2)],
+    )
+    b_objects = [("b1", "Counting", 100)]
+    config_b = kernel_config(
+        port, session, Path(str(recording).format("b")), b_objects, "b", clocks="cb"
+    )
+    b = Kernel(load_config_text(config_b))
+    steps = 0
+    try:
+        assert a.start() and b.start()
+        a.wait_ready()
+        b.wait_ready()
+        step_a, step_b = a.stepper(), b.stepper()
+        steps_within(step_b, 100, 30.0)  # b's master is far ahead of a's
+        deadline = time.monotonic() + 30
+        while not probe.done and steps < 200 and time.monotonic() < deadline:
+            steps_within(step_a, 1, 10.0)
+            steps_within(step_b, 1, 10.0)
+            steps += 1
+    finally:
+        a.shutdown()
+        b.shutdown()
+    assert probe.done, f"a's subscriber saw nothing of b in {steps} steps"
+    assert steps < 5 + 20  # within a few steps of subscribing, not ~100 (b's lead)
