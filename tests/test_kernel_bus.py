@@ -8,6 +8,8 @@ whose steps run in its cycle and stop the kernel when they are done; every run i
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
@@ -15,6 +17,8 @@ from typing import Any
 import pytest
 from kernel_support import Probe, make_package, producer, run_kernel, values_of
 from sengen.runtime import CallFailed, LocalProxy, NativeObject, ObjectGone
+from sengen.runtime.config import load_config_text
+from sengen.runtime.kernel import Kernel
 from sengen.runtime.runner import RunApi
 
 
@@ -483,3 +487,36 @@ def test_every_listener_gets_the_removal_when_the_owner_stops(impls: ModuleType)
     kernel_holder["kernel"] = kernel
     assert kernel.run(Duration.parse("10 s")) == 0
     assert removed == {"l1": ["s1"], "l2": ["s1"]}
+
+
+def test_a_subscription_is_awaited_from_an_asyncio_loop_in_another_thread(
+    impls: ModuleType,
+) -> None:
+    """runtime.md §10.2: ``wait_for`` resolves once enough objects match, ``first`` gives the
+    first match, and a count never reached times out."""
+    made = threading.Event()
+    seen: dict[str, Any] = {}
+
+    def setup(api: RunApi) -> None:
+        seen["sub"] = api.select("SELECT kbus.Sensor FROM local.b")
+        made.set()
+
+    async def main() -> None:
+        subscription = seen["sub"]
+        seen["two"] = await subscription.wait_for(2, timeout=10)
+        seen["first"] = await subscription.first(timeout=1)
+        with pytest.raises(asyncio.TimeoutError):
+            await subscription.wait_for(3, timeout=0.2)
+        seen["waiters"] = len(subscription._waiters)
+
+    probe = Probe([lambda api: "waiters" in seen], setup)
+    kernel = Kernel(load_config_text(sensors(impls)), [("probe", probe, 1)])
+    try:
+        assert kernel.start()
+        assert made.wait(10)
+        asyncio.run(main())
+    finally:
+        kernel.shutdown()
+    assert values_of(seen["two"]) == ["s1", "s2"]
+    assert seen["first"] is seen["two"][0]
+    assert seen["waiters"] == 0  # the timed-out wait left nothing behind

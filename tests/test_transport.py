@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import zenoh
+from kernel_support import Probe
 from sengen.runtime import Duration, wire
 from sengen.runtime.config import load_config_text
 from sengen.runtime.errors import CallFailed, LocalMethodError, ObjectGone
@@ -656,7 +657,23 @@ def test_the_recorder_records_remote_objects(shared: tuple[int, str], tmp_path: 
         "    freqHz: 10\n    recordings:\n"
         f"      - {{name: r, file: {path}, selections: ['{selection}']}}\n"
     )
-    assert Kernel(load_config_text(text)).run(Duration.parse("1.5 s")) == 0
+    seen: dict[str, Any] = {}
+
+    def setup(api: RunApi) -> None:
+        seen["sub"] = api.select(selection)
+
+    def started(api: RunApi) -> bool:
+        if seen["sub"].objects:
+            seen["from"] = count(seen["sub"].objects[0])
+        return "from" in seen
+
+    def counted(api: RunApi) -> bool:  # the recorder saw as many commits, give or take a few
+        return count(seen["sub"].objects[0]) >= seen["from"] + 40
+
+    probe = Probe([started, counted], setup)  # stops the kernel when done, not a fixed time
+    kernel = Kernel(load_config_text(text), [("probe", probe, 2)])
+    assert kernel.run(Duration.parse("30 s")) == 0
+    assert probe.done
     _, records = read_recording(path)
     kinds = [r["kind"] for r in records]
     assert kinds[0] == "add" and {r["object"] for r in records} == {"s1"}

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -44,7 +44,7 @@ def kernel_config(
     port: int,
     session: str,
     recording: Path,
-    objects: list[tuple[str, str, float]],
+    objects: Sequence[tuple[str, str, float]],
     name: str,
     perturbed: bool = False,
     clocks: str = "clocks",
