@@ -323,7 +323,15 @@ def main(argv: list[str] | None = None) -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="shorter windows")
+    parser.add_argument(
+        "--part",
+        type=int,
+        action="append",
+        choices=range(1, 6),
+        help="measure only this part (repeatable; default: all five)",
+    )
     args = parser.parse_args(arguments)
+    parts = set(args.part or range(1, 6))
     window_s = 1.0 if args.quick else 2.0
     calls = 200 if args.quick else 600
     sweep = 600 if args.quick else 2000  # caller cycles of the 1 kHz round trips
@@ -342,11 +350,16 @@ def main(argv: list[str] | None = None) -> None:
         classes = load_classes(base)
         logs = base / "logs"
         logs.mkdir()
-        report_updates(classes, window_s, repeat, logs)
-        report_calls(classes, window_s, repeat, logs)
-        report_latency(classes, calls, sweep, logs)
-        report_discovery(classes, discovered, logs)
-    parallel.report(args.quick, "5. Parallel speed-up")
+        if 1 in parts:
+            report_updates(classes, window_s, repeat, logs)
+        if 2 in parts:
+            report_calls(classes, window_s, repeat, logs)
+        if 3 in parts:
+            report_latency(classes, calls, sweep, logs)
+        if 4 in parts:
+            report_discovery(classes, discovered, logs)
+    if 5 in parts:
+        parallel.report(args.quick, "5. Parallel speed-up")
     left = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
     if left:
         print(f"\n    threads still alive: {', '.join(sorted(left))}")
