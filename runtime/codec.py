@@ -384,34 +384,24 @@ class ClassCodec:
         self._properties = {member_id(p.stl_name): p for p in meta.all_properties}
         self._methods = {member_id(m.stl_name): m for m in meta.all_methods}
         self._events = {member_id(e.stl_name): e for e in meta.all_events}
-        # Property changes are the hot path: each property's packed id and encoder, by name,
-        # and the first bytes of a change of that property alone (count 1, its id).
+        # Property changes are the hot path: each property's packed id and encoder, by name;
+        # the first bytes of a change of that property alone (count 1, its id) with its
+        # encoder, by Python name (``Prop.key``, what an owner's commit lists); and the name
+        # of the property such first bytes change alone.
         self._encoders = {
             p.stl_name: (_U32.pack(member_id(p.stl_name)), codec(p.type)[0])
             for p in meta.all_properties
         }
-        self._alone = {_U32.pack(1) + packed: name for name, (packed, _) in self._encoders.items()}
-        self._singles = {
-            name: (head, self._encoders[name][1]) for head, name in self._alone.items()
+        self.singles = {
+            p.py_name: (_U32.pack(1) + self._encoders[p.stl_name][0], self._encoders[p.stl_name][1])
+            for p in meta.all_properties
         }
+        self._dynamic = frozenset(p.stl_name for p in meta.all_properties if p.dynamic)
+        self._alone = {self.singles[p.py_name][0]: p.stl_name for p in meta.all_properties}
 
     def encode_properties(self, values: Mapping[str, Any]) -> bytes:
         """Changed properties by STL name, in the given order."""
-        out = bytearray()
-        self.write_properties(out, values)
-        return bytes(out)
-
-    def write_properties(self, out: bytearray, values: Mapping[str, Any]) -> None:
-        """:meth:`encode_properties` appended to ``out`` (a message being built); on an error
-        ``out`` holds part of it."""
-        if len(values) == 1:  # the common change: one property, its head packed already
-            ((stl_name, value),) = values.items()
-            single = self._singles.get(stl_name)
-            if single is not None:
-                out += single[0]
-                single[1](out, value)
-                return
-        out += _U32.pack(len(values))
+        out = bytearray(_U32.pack(len(values)))
         encoders = self._encoders
         for stl_name, value in values.items():
             found = encoders.get(stl_name)
@@ -419,6 +409,23 @@ class ClassCodec:
                 raise Invalid(f"class '{self.meta.qualified_name}' has no property '{stl_name}'")
             out += found[0]
             found[1](out, value)
+        return bytes(out)
+
+    def write_changed(self, out: bytearray, obj: Any, props: list[Any]) -> None:
+        """The changed properties ``props`` (``Prop``) of ``obj``, with their current values, as
+        :meth:`encode_properties` encodes them: the owner's commit, read at once."""
+        if len(props) == 1:
+            prop = props[0]
+            head, encode = self.singles[prop.key]
+            out += head
+            encode(out, prop.get(obj))
+            return
+        out += _U32.pack(len(props))
+        encoders = self._encoders
+        for prop in props:
+            packed, encode = encoders[prop.meta.stl_name]
+            out += packed
+            encode(out, prop.get(obj))
 
     def decode_properties(self, data: bytes) -> dict[str, Any]:
         view = memoryview(data)
@@ -439,11 +446,17 @@ class ClassCodec:
         """The latest value of each property in ``changes``, given newest first, encoded
         (:meth:`encode_properties`) or decoded; and the errors of the encoded ones that could
         not be decoded, which are left out. A change of a single property whose latest value
-        is known already is not even decoded: properties are state (runtime.md §3.7)."""
+        is known already is not even decoded: properties are state (runtime.md §3.7). Only
+        dynamic properties are taken (a static one never changes), so once each has its value
+        the older changes are not even looked at."""
         values: dict[str, Any] = {}
         errors: list[Invalid] = []
         alone = self._alone
+        dynamic = self._dynamic
+        every = len(dynamic)
         for change in changes:
+            if len(values) == every:
+                break
             if isinstance(change, bytes):
                 if alone.get(change[:8]) in values:
                     continue
@@ -453,7 +466,7 @@ class ClassCodec:
                     errors.append(error)
                     continue
             for name, value in change.items():
-                if name not in values:
+                if name not in values and name in dynamic:
                     values[name] = value
         return values, errors
 

@@ -70,6 +70,31 @@ LogRecord = tuple[str, int, Owner, str, dict[str, Any]]
 Log = Callable[[list[LogRecord]], None]
 
 
+class ChangeSink(Protocol):
+    """Where a change-log subscription's property changes and events go instead of records:
+    the transport's outbox of one remote process, which writes them straight into the message
+    of the commit. Called on the owner's thread, at its commit, before the commit's other
+    records (additions, removals) reach the subscription's log."""
+
+    def changes(
+        self, owner: Context, time: int, changed: list[tuple[NativeObject, list[Any]]]
+    ) -> bool:
+        """The properties each object changed in one commit of ``owner`` (every object of the
+        commit: the sink keeps those it holds). False: it holds none of ``owner``'s objects,
+        so the owner stops telling it until it holds one again."""
+        ...
+
+    def events(
+        self, owner: Context, time: int, emitted: list[tuple[NativeObject, Any, tuple[Any, ...]]]
+    ) -> None:
+        """The events of one commit of ``owner``, in emission order."""
+        ...
+
+    def flush(self) -> None:
+        """The end of the owner's commit: what the commit wrote may leave."""
+        ...
+
+
 class Interest:
     """One query on one bus; the subscriptions made with it share its evaluation."""
 
@@ -98,12 +123,14 @@ class Subscription:
         on_added: Batch | None,
         on_removed: Batch | None,
         log: Log | None = None,
+        sink: ChangeSink | None = None,
     ) -> None:
         self._discovery = discovery
         self.interest = interest
         self._on_added = on_added
         self._on_removed = on_removed
         self.log = log  # change-log mode (the recorder, the transport)
+        self.sink = sink  # with ``log``: changes and events go to it, not in records
         self._objects: list[Object] = []
         self._by_owner: dict[Owner, Object] = {}
         self.closed = False
@@ -221,11 +248,12 @@ class Discovery:
         on_added: Batch | None = None,
         on_removed: Batch | None = None,
         log: Log | None = None,
+        sink: ChangeSink | None = None,
     ) -> Subscription:
         parsed = parse_query(query) if isinstance(query, str) else query
         if parsed.bus is None:
             raise QueryError("a subscription needs a bus")
-        subscription = self.space.subscribe(self, parsed, on_added, on_removed, log)
+        subscription = self.space.subscribe(self, parsed, on_added, on_removed, log, sink)
         self.subscriptions.append(subscription)
         return subscription
 
@@ -330,8 +358,9 @@ class Publisher:
         self.published: list[NativeObject] = []
         self._matches: dict[Interest, set[NativeObject]] = {}
         self._sent: dict[Subscription, set[NativeObject]] = {}
-        self._logs: dict[NativeObject, list[Subscription]] = {}
+        self._logs: dict[NativeObject, list[Subscription]] = {}  # change logs without a sink
         self._logged: dict[Subscription, list[LogRecord]] = {}  # records not yet posted
+        self._sinks: dict[ChangeSink, None] = {}  # the sinks holding some of its objects
 
     # -- the owner's objects ---------------------------------------------------------------------
 
@@ -390,14 +419,20 @@ class Publisher:
             self._change_log(adding, subscription, obj)
 
     def _change_log(self, adding: bool, subscription: Subscription, obj: NativeObject) -> None:
-        logs = self._logs.setdefault(obj, [])
+        sink = subscription.sink
         if adding:
-            logs.append(subscription)
+            if sink is None:
+                self._logs.setdefault(obj, []).append(subscription)
+            else:
+                self._sinks[sink] = None
             state = {p.meta.stl_name: p.get(obj) for p in obj._PROPS.values()}
             record: LogRecord = ("add", self.context.time, obj, obj.META.qualified_name, state)
         else:
-            if subscription in logs:
+            logs = self._logs.get(obj)
+            if logs is not None and subscription in logs:
                 logs.remove(subscription)
+                if not logs:
+                    del self._logs[obj]
             record = ("remove", self.context.time, obj, "", {})
         self._logged.setdefault(subscription, []).append(record)
 
@@ -419,11 +454,17 @@ class Publisher:
         changed = context.changed
         if changed:
             context.changed = []
+            if self._sinks:
+                idle = [s for s in self._sinks if not s.changes(context, context.time, changed)]
+                for sink in idle:
+                    del self._sinks[sink]
             self._changed(changed)
         if context.emitted:
             emitted, context.emitted = context.emitted, []
             if self._logs:
                 self._log_events(emitted)
+            for sink in self._sinks:
+                sink.events(context, context.time, emitted)
         if self._fresh:
             fresh, self._fresh = self._fresh, []
             self.published.extend(fresh)
@@ -434,6 +475,8 @@ class Publisher:
             gone, self._gone = self._gone, []
             self._withdraw(gone)
         self._post_logs()
+        for sink in self._sinks:
+            sink.flush()
 
     def _changed(self, changed: list[tuple[NativeObject, list[Any]]]) -> None:
         logs = self._logs
@@ -501,9 +544,11 @@ class Publisher:
         """A closed subscription: drop what was sent to it and, once no subscription holds its
         interest any more, the interest's matches (kernel work, owner's drain)."""
         self._sent.pop(subscription, None)
-        for logs in self._logs.values():
+        for obj, logs in list(self._logs.items()):
             if subscription in logs:
                 logs.remove(subscription)
+                if not logs:
+                    del self._logs[obj]
         interest = subscription.interest
         if interest in self._matches and not self.space.subscriptions_of(interest):
             del self._matches[interest]
@@ -535,6 +580,7 @@ class Interests:
         on_added: Batch | None,
         on_removed: Batch | None,
         log: Log | None,
+        sink: ChangeSink | None = None,
     ) -> Subscription:
         assert query.bus is not None
         with self._lock:
@@ -542,7 +588,7 @@ class Interests:
             interest = table.get(str(query))
             if interest is None:
                 interest = table[str(query)] = Interest(query)
-            subscription = Subscription(discovery, interest, on_added, on_removed, log)
+            subscription = Subscription(discovery, interest, on_added, on_removed, log, sink)
             interest.subscriptions.append(subscription)
             publishers = list(self.publishers)
             listener = self.listener

@@ -328,7 +328,8 @@ class RemoteProxy(Object):
             # Newest first: only the latest value of each property is decoded (§3.7).
             arrived = [incoming.popleft() for _ in range(len(incoming))]
             object.__setattr__(self, "_last_commit", arrived[-1][1])
-            values, errors = class_codec(self.META).latest(c for c, _ in reversed(arrived))
+            arrived.reverse()
+            values, errors = class_codec(self.META).latest(c for c, _ in arrived)
             if errors:
                 refused(self._address, errors)
             props = tuple(p for n, p in _dynamic_by_name(type(self)).items() if n in values)

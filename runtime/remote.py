@@ -22,17 +22,17 @@ import functools
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from sengen.runtime import wire
 from sengen.runtime.calls import Call
-from sengen.runtime.codec import ClassCodec, class_codec
+from sengen.runtime.codec import ClassCodec, Encode, class_codec
 from sengen.runtime.context import Context
 from sengen.runtime.describe import describe
 from sengen.runtime.discovery import Delivery, Discovery, Interests, LogRecord, Subscription
 from sengen.runtime.errors import CallDropped, CallError, CallFailed, CallTimeout, ObjectGone
 from sengen.runtime.meta import ClassMeta, EventMeta, MethodMeta, PropertyMeta
-from sengen.runtime.objects import NativeObject, Object, route_call
+from sengen.runtime.objects import NativeObject, Object, Prop, route_call
 from sengen.runtime.proxies import RemoteProxy, refused
 from sengen.runtime.query import Query
 
@@ -71,8 +71,28 @@ class _RemoteDiscovery(Discovery):
 # -- the producer's side --------------------------------------------------------------------------
 
 
+class _Exposed(NamedTuple):
+    """An object another process holds, as its owner's commits need it."""
+
+    packed: bytes  # its id as a change lists it (``wire.packed_id``)
+    oid: int
+    codec: ClassCodec
+    singles: dict[str, tuple[bytes, Encode]]  # ``codec.singles``
+    owner: Context
+
+
+def _changed_what(obj: NativeObject, props: list[Prop]) -> str:
+    return f"{obj._address} ({', '.join(p.meta.stl_name for p in props)})"
+
+
+def _event_what(obj: NativeObject, meta: EventMeta) -> str:
+    return f"{obj._address}.{meta.stl_name}"
+
+
 class Outbox:
-    """What this process shows one remote process: the objects matching its interests."""
+    """What this process shows one remote process: the objects matching its interests. It is
+    the :class:`~sengen.runtime.discovery.ChangeSink` of its subscriptions: the owners write
+    their commits' changes and events straight into the message being built."""
 
     def __init__(self, sender: str, space: Interests, send: Send, limit: int) -> None:
         self.sender = sender
@@ -87,8 +107,10 @@ class Outbox:
         self._subscriptions: dict[int, Subscription] = {}
         self._holders: dict[NativeObject, list[int]] = {}  # which interests hold an object
         self._exposed: dict[int, NativeObject] = {}  # by object id: what calls may reach
-        # The exposed objects' ids and codecs, looked up once per object.
-        self._wire: dict[NativeObject, tuple[int, ClassCodec]] = {}
+        # What a change of an exposed object needs, found once per object: its id, packed and
+        # not, its class's codec and its owner.
+        self._wire: dict[NativeObject, _Exposed] = {}
+        self._owners: dict[Context, int] = {}  # how many exposed objects each owner has
         self._described: set[ClassMeta] = set()  # classes whose description went already
         self._lock = threading.Lock()
 
@@ -99,7 +121,7 @@ class Outbox:
                 return  # announced again (history and live, or a reconnection)
             # Registered before the owners can answer: their records check it.
             self._subscriptions[iid] = subscription = self._discovery.subscribe(
-                query, log=functools.partial(self._records, iid)
+                query, log=functools.partial(self._records, iid), sink=self
             )
         del subscription
 
@@ -122,58 +144,154 @@ class Outbox:
         with self._lock:
             return self._exposed.get(oid)
 
+    # -- the owners' commits (their threads) --------------------------------------------------
+
+    def changes(
+        self, owner: Context, time: int, changed: list[tuple[NativeObject, list[Prop]]]
+    ) -> bool:
+        """The exposed objects that changed, one copy whatever the interests holding them, as
+        one :class:`~sengen.runtime.wire.Changes` item (or more, should it not fit in one
+        message). The hot path of remote traffic: the columns are built in place."""
+        with self._lock:
+            if not self._owners.get(owner):
+                return False
+            exposed = self._wire
+            oids = bytearray()
+            ends: list[int] = []
+            states = bytearray()
+            room = self._soon - len(self._message)  # what this message may still take
+            size_of = wire.Changes.size_of
+            for obj, props in changed:
+                found = exposed.get(obj)
+                if found is None:
+                    continue
+                start = len(states)
+                try:
+                    if len(props) == 1:  # ``ClassCodec.write_changed``, inlined
+                        prop = props[0]
+                        head, encode = found.singles[prop.key]
+                        states += head
+                        encode(states, prop.get(obj))
+                    else:
+                        found.codec.write_changed(states, obj, props)
+                except (ValueError, TypeError) as error:  # a value checks let through
+                    del states[start:]
+                    _log.error("set of %s not sent: %s", obj._address, error)
+                    continue
+                oids += found.packed
+                ends.append(len(states))
+                if size_of(len(ends), len(states)) >= room:
+                    self._changes(
+                        time, oids, ends, states, functools.partial(_changed_what, obj, props)
+                    )
+                    oids, ends, states = bytearray(), [], bytearray()
+                    room = self._soon - len(self._message)
+            if ends:
+                self._changes(time, oids, ends, states, lambda: "a commit's changes")
+        return True
+
+    def _changes(
+        self,
+        time: int,
+        oids: bytearray,
+        ends: list[int],
+        states: bytearray,
+        what: Callable[[], str],
+    ) -> None:
+        """A commit's changes (or part of them) as an item of the message (under the lock).
+        Changes that could never fit in a message are cut in two until they do, down to a single
+        change, which is then logged and not sent."""
+        size = wire.Changes.size_of(len(ends), len(states))
+        if len(ends) > 1 and len(self._header) + size > self._room:
+            half = len(ends) // 2
+            cut = ends[half - 1]
+            self._changes(time, oids[: 8 * half], ends[:half], states[:cut], what)
+            rest = [end - cut for end in ends[half:]]
+            self._changes(time, oids[8 * half :], rest, states[cut:], what)
+            return
+        body = wire.Changes.body_of(time, bytes(oids), ends, bytes(states))
+        self._add(wire.item_of(wire.Changes.KIND, body), what)
+
+    def events(
+        self,
+        owner: Context,
+        time: int,
+        emitted: list[tuple[NativeObject, EventMeta, tuple[Any, ...]]],
+    ) -> None:
+        with self._lock:
+            exposed = self._wire
+            for obj, meta, args in emitted:
+                found = exposed.get(obj)
+                if found is None:
+                    continue
+                try:
+                    payload = found.codec.encode_event(meta.stl_name, args)
+                except (ValueError, TypeError) as error:
+                    _log.error("event of %s not sent: %s", obj._address, error)
+                    continue
+                frame = wire.Emitted(self.sender, found.oid, time, payload)
+                self._add(frame.item(), functools.partial(_event_what, obj, meta))
+
+    def flush(self) -> None:
+        with self._lock:
+            self._flush()
+
     def _records(self, iid: int, records: list[LogRecord]) -> None:
-        """An owner's change-log records of one commit (or piece of kernel work), on the
-        owner's thread: one message."""
+        """An owner's additions and removals of one commit (or piece of kernel work), on the
+        owner's thread; they end the commit's message."""
         with self._lock:
             if iid not in self._subscriptions:
                 return  # closed while the owner was answering
-            holders_of = self._holders
-            for record in records:
-                kind, time, obj, name, values = record
-                obj = cast(NativeObject, obj)  # owners log their own objects only
-                holders = holders_of.get(obj)
+            for kind, time, owner, _, values in records:
+                obj = cast(NativeObject, owner)  # owners log their own objects only
                 start = len(self._message)
                 try:
-                    if kind == "set":  # the hot path
-                        if holders and holders[0] == iid:  # one copy, whatever the interests
-                            self._changed(time, obj, values)
+                    if kind == "add":
+                        self._expose(iid, time, obj, values)
                     else:
-                        self._record(iid, kind, time, obj, name, values, holders)
+                        self._withdraw(iid, obj)
                 except (ValueError, TypeError) as error:  # a value checks let through
                     del self._message[start:]
                     _log.error("%s of %s not sent: %s", kind, obj._address, error)
             self._flush()
 
-    def _record(
-        self,
-        iid: int,
-        kind: str,
-        time: int,
-        obj: NativeObject,
-        name: str,
-        values: dict[str, Any],
-        holders: list[int] | None,
-    ) -> None:
-        """One record other than a change (under the lock)."""
-        if kind == "event":
-            if holders and holders[0] == iid:
-                self._emitted(time, obj, name, values)
-        elif kind == "add":
-            if holders is None:
-                holders = self._holders[obj] = []
-                self._wire[obj] = (obj.id, class_codec(obj.META))
-                self._exposed[obj.id] = obj
-            if iid not in holders:
-                holders.append(iid)
-            self._added(iid, time, obj, values)
-        else:
-            oid = self._wire[obj][0] if obj in self._wire else obj.id
-            if holders is not None and iid in holders:
-                holders.remove(iid)
-                if not holders:
-                    self._forget(obj)
-            self._add(wire.Removed(self.sender, iid, oid).item(), lambda: obj._address)
+    def _expose(self, iid: int, time: int, obj: NativeObject, state: dict[str, Any]) -> None:
+        """``obj`` matches interest ``iid``: its publication, with its full state (under the
+        lock)."""
+        holders = self._holders.get(obj)
+        if holders is None:
+            holders = self._holders[obj] = []
+            owner = obj._ctx
+            assert owner is not None  # an owner logs its registered objects
+            codec = class_codec(obj.META)
+            packed = wire.packed_id(obj.id)
+            self._wire[obj] = _Exposed(packed, obj.id, codec, codec.singles, owner)
+            self._owners[owner] = self._owners.get(owner, 0) + 1
+            self._exposed[obj.id] = obj
+        if iid not in holders:
+            holders.append(iid)
+        meta = obj.META
+        payload = class_codec(meta).encode_properties(state)
+        description = b""
+        if meta not in self._described:
+            self._described.add(meta)
+            description = describe(meta)
+        frame = wire.Added(
+            self.sender, iid, obj.id, time, obj.bus or "", obj.name, meta.qualified_name,
+            meta.type_hash, description, payload,
+        )  # fmt: skip
+        self._add(frame.item(), lambda: obj._address)
+
+    def _withdraw(self, iid: int, obj: NativeObject) -> None:
+        """``obj`` stopped matching interest ``iid``, or is gone (under the lock)."""
+        found = self._wire.get(obj)
+        oid = found.oid if found is not None else obj.id
+        holders = self._holders.get(obj)
+        if holders is not None and iid in holders:
+            holders.remove(iid)
+            if not holders:
+                self._forget(obj)
+        self._add(wire.Removed(self.sender, iid, oid).item(), lambda: obj._address)
 
     def _add(self, item: bytes, what: Callable[[], str]) -> None:
         """An item of the message being built (under the lock)."""
@@ -211,37 +329,13 @@ class Outbox:
     def _forget(self, obj: NativeObject) -> None:
         """No interest holds ``obj`` any more (under the lock)."""
         del self._holders[obj]
-        self._exposed.pop(self._wire.pop(obj)[0], None)
-
-    def _added(self, iid: int, time: int, obj: NativeObject, state: dict[str, Any]) -> None:
-        meta = obj.META
-        bus = obj.bus or ""
-        payload = class_codec(meta).encode_properties(state)
-        description = b""
-        if meta not in self._described:
-            self._described.add(meta)
-            description = describe(meta)
-        frame = wire.Added(
-            self.sender, iid, self._wire[obj][0], time, bus, obj.name, meta.qualified_name,
-            meta.type_hash, description, payload,
-        )  # fmt: skip
-        self._add(frame.item(), lambda: obj._address)
-
-    def _changed(self, time: int, obj: NativeObject, values: dict[str, Any]) -> None:
-        message = self._message
-        start = len(message)
-        oid, codec = self._wire[obj]
-        wire.Changed.write(message, oid, time, codec.write_properties, values)
-        if len(message) >= self._soon:
-            self._placed(start, lambda: f"{obj._address} ({', '.join(values)})")
-
-    def _emitted(self, time: int, obj: NativeObject, name: str, named: dict[str, Any]) -> None:
-        meta = obj.META.event(name)
-        assert meta is not None
-        args = tuple(named[a.stl_name] for a in meta.args)
-        payload = class_codec(obj.META).encode_event(name, args)
-        frame = wire.Emitted(self.sender, self._wire[obj][0], time, payload)
-        self._add(frame.item(), lambda: f"{obj._address}.{name}")
+        found = self._wire.pop(obj)
+        self._exposed.pop(found.oid, None)
+        left = self._owners[found.owner] - 1
+        if left:
+            self._owners[found.owner] = left
+        else:
+            del self._owners[found.owner]
 
     # -- calls from the remote process --------------------------------------------------------
 
@@ -496,8 +590,9 @@ class RemoteHandle:
                 unsettled.append(change)
                 if len(unsettled) >= _SETTLE_AT:
                     self._settle()
+                arrived = (change, time)
                 for proxy in self._proxies:
-                    proxy._receive_state(change, time)
+                    proxy._incoming.append(arrived)  # ``proxy._receive_state``, inlined
                 return
             values, errors = class_codec(self.meta).latest([change])
             refused(self.address, errors)

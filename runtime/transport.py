@@ -20,7 +20,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -447,35 +447,40 @@ class Transport(Component):
                 self._put(peer, reply.encode(), "a call result")
             else:
                 peer.outbox.invoke(frame)
+        elif isinstance(frame, wire.Changes):
+            self._changes(frame.sender, frame.time, frame.oids, frame.states)
         else:
             handle = peer.handles.get(frame.oid)
             if handle is None:
                 return
-            if isinstance(frame, wire.Changed):
-                handle.changed(frame.state, frame.time)
-            elif isinstance(frame, wire.Emitted):
+            if isinstance(frame, wire.Emitted):
                 name, args = class_codec(handle.meta).decode_event(frame.event)
                 handle.emitted(name, args, frame.time)
             else:
                 self._removed(peer, handle, frame.iid)
 
     def _batch(self, batch: wire.Batch) -> None:
-        """The frames of one message in order; a change goes straight to its object (the
-        hot path: no frame object is built), and a frame that fails is dropped alone."""
+        """The frames of one message in order; a frame that fails is dropped alone."""
         sender, data = batch.sender, batch.data
-        changed = wire.Changed.KIND
         for kind, start, end in batch.items():
             try:
-                if kind == changed:
-                    oid, at, state = wire.Changed.parts(data, start, end)
-                    peer = self._peers.get(sender)
-                    handle = peer.handles.get(oid) if peer is not None else None
-                    if handle is not None:
-                        handle.changed(state, at)
+                if kind == wire.Changes.KIND:  # the hot path: no frame object is built
+                    self._changes(sender, *wire.Changes.split(data, start, end))
                 else:
                     self._dispatch(wire.read_item(sender, kind, data[start:end]))
             except Exception as error:  # a malformed frame: drop it, keep the others
                 self._warn(f"dropped a malformed frame ({end - start} bytes) of a batch: {error}")
+
+    def _changes(
+        self, sender: str, time: int, oids: Iterable[int], states: Iterable[bytes]
+    ) -> None:
+        """One remote commit's changes: each to the object this process holds."""
+        peer = self._peers.get(sender)
+        if peer is None:
+            return  # from a process already declared lost
+        for handle, state in zip(map(peer.handles.get, oids), states, strict=True):
+            if handle is not None:
+                handle.changed(state, time)
 
     def _added(self, frame: wire.Added) -> None:
         if frame.description:  # sent once per class: kept even if this frame is not used

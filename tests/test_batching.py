@@ -47,7 +47,7 @@ def frames_of(message: bytes) -> list[wire.Frame]:
 def test_a_batch_carries_frames_of_every_kind_in_order() -> None:
     frames: list[wire.Frame] = [
         wire.Removed(SENDER, 3, 9),
-        wire.Changed(SENDER, 9, 17, b"\x01\x02"),
+        wire.Changes(SENDER, 17, (9, 4), (b"\x01\x02", b"")),
         wire.Emitted(SENDER, 9, 17, b"\x03"),
         wire.Result(SENDER, 5, wire.FAILED, "X", "why", b""),
     ]
@@ -80,11 +80,32 @@ def test_a_malformed_batch_fails_at_the_bad_item_after_the_good_ones(
         next(items)
 
 
-def test_a_change_too_short_for_its_header_is_refused() -> None:
-    with pytest.raises(wire.WireError, match="too short"):
-        wire.Changed.parts(b"\x00" * 20, 4, 19)
-    oid, time, state = wire.Changed.parts(b"xx" + wire.Changed(SENDER, 7, -5, b"st").body(), 2, 20)
-    assert (oid, time, state) == (7, -5, b"st")
+def test_changes_are_split_in_place_in_the_order_of_their_objects() -> None:
+    changes = wire.Changes(SENDER, -5, (7, 1 << 63, 2), (b"st", b"", b"xyz"))
+    body = b"pad" + changes.body()
+    time, oids, states = wire.Changes.split(body, 3, len(body))
+    assert (time, oids, list(states)) == (-5, (7, 1 << 63, 2), [b"st", b"", b"xyz"])
+    assert wire.decode(changes.encode()) == changes
+    assert len(changes.item()) == wire.Changes.size_of(3, 5)
+
+
+def _body(count: int, oids: bytes, ends: bytes, states: bytes) -> bytes:
+    return wire._CHANGES_HEAD.pack(0, count) + oids + ends + states
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        (b"\x00" * 11, "changes of 11 bytes are too short"),
+        (_body(0, b"", b"", b""), "0 changes do not fit"),
+        (_body(2, b"\x01" * 8, b"\x00" * 4, b""), "2 changes do not fit in 24 bytes"),
+        (_body(1, b"\x01" * 8, b"\x05\x00\x00\x00", b"abcd"), "do not add up to 4 bytes"),
+        (_body(2, b"\x01" * 16, b"\x03\x00\x00\x00\x02\x00\x00\x00", b"ab"), "add up"),
+    ],
+)
+def test_changes_whose_columns_disagree_are_refused(body: bytes, problem: str) -> None:
+    with pytest.raises(wire.WireError, match=problem):
+        wire.Changes.split(body, 0, len(body))
 
 
 # -- the producer's side: one message per commit, split at the limit ------------------------------
@@ -134,9 +155,14 @@ def shape(frames: list[wire.Frame]) -> list[tuple[str, int]]:
     objects: dict[int, int] = {}
     shown = []
     for f in frames:
-        assert isinstance(f, (wire.Added, wire.Changed, wire.Emitted, wire.Removed))
-        shown.append((type(f).__name__, objects.setdefault(f.oid, len(objects))))
+        assert isinstance(f, (wire.Added, wire.Changes, wire.Emitted, wire.Removed))
+        for oid in f.oids if isinstance(f, wire.Changes) else (f.oid,):
+            shown.append((type(f).__name__, objects.setdefault(oid, len(objects))))
     return shown
+
+
+def states(frames: list[wire.Frame]) -> list[bytes]:
+    return [state for f in frames if isinstance(f, wire.Changes) for state in f.states]
 
 
 def test_each_commit_leaves_as_one_message_with_every_change_and_event_in_order(
@@ -145,34 +171,37 @@ def test_each_commit_leaves_as_one_message_with_every_change_and_event_in_order(
     messages = commit_messages(impls, count=20, cycles=5, limit=16 << 20)
     per_message = [frames_of(m) for m in messages]
     # The first commit publishes: snapshots then (the same commit's) nothing else; every later
-    # commit: for each object its change, then its three events.
+    # commit: the changes of all objects in one frame, then the three events of each.
     assert [type(f).__name__ for f in per_message[0]] == ["Added"] * 20
     assert len(messages) == 5
     oids = [f.oid for f in per_message[0] if isinstance(f, wire.Added)]
     for frames in per_message[1:]:
-        assert [type(f).__name__ for f in frames[:20]] == ["Changed"] * 20
-        assert [f.oid for f in frames[:20] if isinstance(f, wire.Changed)] == oids
-        assert [type(f).__name__ for f in frames[20:]] == ["Emitted"] * 60
-        times = {f.time for f in frames if isinstance(f, (wire.Changed, wire.Emitted))}
+        changes = frames[0]
+        assert isinstance(changes, wire.Changes) and list(changes.oids) == oids
+        assert [type(f).__name__ for f in frames[1:]] == ["Emitted"] * 60
+        times = {f.time for f in frames if isinstance(f, (wire.Changes, wire.Emitted))}
         assert len(times) == 1  # one commit's frames, one commit time
 
 
 def test_a_commit_over_the_limit_is_cut_into_messages_within_it_in_the_same_order(
     impls: ModuleType,
 ) -> None:
-    whole = [f for m in commit_messages(impls, 20, 4, 16 << 20) for f in frames_of(m)]
+    whole = [f for m in commit_messages(impls, 60, 4, 16 << 20) for f in frames_of(m)]
     limit = 2200  # a snapshot with its class's description fits, no commit does
-    cut_messages = commit_messages(impls, 20, 4, limit)
+    cut_messages = commit_messages(impls, 60, 4, limit)
     cut = [f for m in cut_messages for f in frames_of(m)]
     assert len(cut_messages) >= 2 * 4  # several messages per commit
     room = limit - wire.envelope(SENDER)  # what a step stamp may need besides
     assert max(len(m) for m in cut_messages) <= room + len(wire.Batch.header(SENDER))
     assert shape(cut) == shape(whole)
     codec = class_codec(impls.Counting.META)
-    values = [codec.decode_properties(f.state) for f in cut if isinstance(f, wire.Changed)]
-    assert values == [
-        codec.decode_properties(f.state) for f in whole if isinstance(f, wire.Changed)
-    ]
+
+    def count(frames: list[wire.Frame]) -> int:
+        return sum(isinstance(f, wire.Changes) for f in frames)
+
+    assert count(cut) > count(whole) == 3  # a commit's changes cut into several frames
+    values = [codec.decode_properties(state) for state in states(cut)]
+    assert values == [codec.decode_properties(state) for state in states(whole)]
 
 
 def test_a_result_over_the_limit_fails_the_call_instead_of_vanishing(impls: ModuleType) -> None:
@@ -239,7 +268,7 @@ class Harness:
         self.impls = impls
 
     def changed(self, time: int, **values: Any) -> bytes:
-        return wire.Changed(SENDER, 9, time, change(self.impls, **values)).item()
+        return wire.Changes(SENDER, time, (9,), (change(self.impls, **values),)).item()
 
     def receive(self, *items: bytes) -> None:
         self.transport.handle_frame("", wire.Batch.header(SENDER) + b"".join(items))
@@ -249,12 +278,20 @@ def test_a_bad_frame_in_a_batch_is_dropped_alone(
     impls: ModuleType, caplog: pytest.LogCaptureFixture
 ) -> None:
     harness = Harness(impls)
-    short = b"\x02\x04\x00\x00\x00abcd"  # a change without room for its object and time
+    short = b"\x02\x04\x00\x00\x00abcd"  # changes without room for their time and count
     with caplog.at_level(logging.WARNING, "sengen.transport"):
         harness.receive(harness.changed(5, a=1), short, harness.changed(6, b=2))
     harness.proxy._refresh()
     assert (harness.proxy.a, harness.proxy.b, harness.proxy.last_commit_time) == (1, 2, 6)
-    assert "dropped a malformed frame (4 bytes) of a batch: change of 4 bytes" in caplog.text
+    assert "dropped a malformed frame (4 bytes) of a batch: changes of 4 bytes" in caplog.text
+
+
+def test_changes_of_objects_this_process_does_not_hold_are_skipped(impls: ModuleType) -> None:
+    harness = Harness(impls)
+    mine, other = change(impls, a=4), change(impls, a=5)
+    harness.receive(wire.Changes(SENDER, 3, (77, 9, 78), (other, mine, other)).item())
+    harness.proxy._refresh()
+    assert (harness.proxy.a, harness.proxy.last_commit_time) == (4, 3)
 
 
 def test_changes_wait_encoded_until_the_drain_and_apply_as_one_commit(
@@ -265,7 +302,7 @@ def test_changes_wait_encoded_until_the_drain_and_apply_as_one_commit(
     seen: list[tuple[str, Any]] = []
     harness.proxy.on_a_changed(lambda v: seen.append(("a", v)))
     harness.proxy.on_b_changed(lambda v: seen.append(("b", v)))
-    unknown = b"\x02\x15\x00\x00\x00" + wire.Changed(SENDER, 9, 8, b"\x01\x00\x00\x00zzzz").body()
+    unknown = wire.Changes(SENDER, 8, (9,), (b"\x01\x00\x00\x00zzzz",)).item()
     with caplog.at_level(logging.WARNING, "sengen.transport"):
         harness.receive(
             harness.changed(5, b=7), harness.changed(6, a=1), harness.changed(7, a=2), unknown

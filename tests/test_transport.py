@@ -346,14 +346,14 @@ def _junk(rng: random.Random, session: str) -> list[bytes]:
         wire.Added(
             "f" * 32, 999, 1, 0, f"{session}.b", "fuzz", cls, 1, b"{}", b"\x00" * 12
         ).encode(),
-        wire.Changed("f" * 32, 1, 5, b"\x01\x00\x00\x00" + b"\x07" * 12).encode(),
+        wire.Changes("f" * 32, 5, (1, 2), (b"\x01\x00\x00\x00" + b"\x07" * 12, b"")).encode(),
         wire.Emitted("f" * 32, 1, 5, b"\xff" * 9).encode(),
         wire.Removed("f" * 32, 1, 1).encode(),
         wire.Invoke("f" * 32, 3, 1, False, b"\x00" * 8).encode(),
         wire.Result("f" * 32, 3, wire.FAILED, "X", "y", b"").encode(),
     ]
     batched = [
-        wire.Changed("f" * 32, 1, 5, b"\x01\x00\x00\x00" + b"\x07" * 12),
+        wire.Changes("f" * 32, 5, (1,), (b"\x01\x00\x00\x00" + b"\x07" * 12,)),
         wire.Emitted("f" * 32, 1, 5, b"\xff" * 9),
         wire.Removed("f" * 32, 1, 1),
     ]
@@ -668,7 +668,7 @@ def test_the_recorder_records_remote_objects(shared: tuple[int, str], tmp_path: 
         return "from" in seen
 
     def counted(api: RunApi) -> bool:  # the recorder saw as many commits, give or take a few
-        return count(seen["sub"].objects[0]) >= seen["from"] + 40
+        return bool(count(seen["sub"].objects[0]) >= seen["from"] + 40)
 
     probe = Probe([started, counted], setup)  # stops the kernel when done, not a fixed time
     kernel = Kernel(load_config_text(text), [("probe", probe, 2)])
