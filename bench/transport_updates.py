@@ -35,7 +35,6 @@ from transport_common import (
     checked,
     free_port,
     load_classes,
-    payload,
     raw_key,
     raw_session,
     run_child_kernel,
@@ -200,7 +199,7 @@ def child_sengen_producer(params: dict[str, Any], control: Control) -> None:
     objects = []
     for i in range(int(params["objects"])):
         obj = classes.carrier(f"c{i}")
-        obj.set_next_data(payload(size))
+        obj.start(size)
         objects.append(obj)
     set_checks(bool(params["checks"]))
     producer = Producer(objects, params["bus"], control)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, cast
 
 from sengen.runtime import wire
@@ -159,8 +159,9 @@ class Outbox:
             oids = bytearray()
             ends: list[int] = []
             states = bytearray()
-            room = self._soon - len(self._message)  # what this message may still take
-            size_of = wire.Changes.size_of
+            # What this message may still take of columns (``wire.Changes.size_of``, inlined).
+            fixed, per_change = wire.Changes.FIXED, wire.Changes.PER_CHANGE
+            room = self._soon - len(self._message) - fixed
             for obj, props in changed:
                 found = exposed.get(obj)
                 if found is None:
@@ -180,12 +181,12 @@ class Outbox:
                     continue
                 oids += found.packed
                 ends.append(len(states))
-                if size_of(len(ends), len(states)) >= room:
+                if per_change * len(ends) + len(states) >= room:
                     self._changes(
                         time, oids, ends, states, functools.partial(_changed_what, obj, props)
                     )
                     oids, ends, states = bytearray(), [], bytearray()
-                    room = self._soon - len(self._message)
+                    room = self._soon - len(self._message) - fixed
             if ends:
                 self._changes(time, oids, ends, states, lambda: "a commit's changes")
         return True
@@ -497,7 +498,10 @@ class RemoteHandle:
         send_call: Callable[
             [RemoteHandle, RemoteProxy, MethodMeta | PropertyMeta, tuple[Any, ...], int], None
         ],
+        lock: threading.Lock,
     ) -> None:
+        """``lock`` is shared by the handles of one owner process, so that a commit's changes
+        (:func:`deliver_changes`) take it once, not once per object."""
         self.meta = meta
         self._proxy_class = proxy_class  # generated, or dynamic for a class not imported here
         self.zid = zid  # the owner's process
@@ -511,7 +515,7 @@ class RemoteHandle:
         self._send_call = send_call
         self._proxies: list[RemoteProxy] = []
         self._logs: list[Subscription] = []
-        self._lock = threading.Lock()
+        self._lock = lock
 
     @property
     def address(self) -> str:
@@ -580,27 +584,16 @@ class RemoteHandle:
             names = _dynamic_names(self.meta)
             self._tell({k: v for k, v in state.items() if k in names}, time)
 
-    def changed(self, change: bytes, time: int) -> None:
-        """One commit's changes, encoded (``ClassCodec.encode_properties``): held so, unless
-        a change log (a recorder) wants every commit decoded."""
-        with self._lock:
-            self._time = time
-            if not self._logs:
-                unsettled = self._unsettled
-                unsettled.append(change)
-                if len(unsettled) >= _SETTLE_AT:
-                    self._settle()
-                arrived = (change, time)
-                for proxy in self._proxies:
-                    proxy._incoming.append(arrived)  # ``proxy._receive_state``, inlined
-                return
-            values, errors = class_codec(self.meta).latest([change])
-            refused(self.address, errors)
-            names = _dynamic_names(self.meta)
-            dynamic = {k: v for k, v in values.items() if k in names}
-            self._settle()
-            self._state.update(dynamic)
-            self._tell(dynamic, time)
+    def _logged_change(self, change: bytes, time: int) -> None:
+        """A commit's changes when a change log (a recorder) wants every commit decoded
+        (under the lock)."""
+        values, errors = class_codec(self.meta).latest([change])
+        refused(self.address, errors)
+        names = _dynamic_names(self.meta)
+        dynamic = {k: v for k, v in values.items() if k in names}
+        self._settle()
+        self._state.update(dynamic)
+        self._tell(dynamic, time)
 
     def _tell(self, dynamic: dict[str, Any], time: int) -> None:
         """The proxies and the change logs: a commit's dynamic properties (under the lock)."""
@@ -636,6 +629,33 @@ class RemoteHandle:
             proxies = list(self._proxies)
         for proxy in proxies:
             proxy._receive_removed(error)
+
+
+def deliver_changes(
+    lock: threading.Lock,
+    handles: Iterable[RemoteHandle | None],
+    changes: Iterable[bytes],
+    time: int,
+) -> None:
+    """One remote commit: each object's changes, encoded (``ClassCodec.encode_properties``), to
+    its handle (None: an object this process does not hold), under the lock the handles of
+    their owner share. Held encoded until a proxy's drain, unless a change log wants every
+    commit decoded. The hot path of remote traffic, so the handles' part is inlined here."""
+    with lock:
+        for handle, change in zip(handles, changes, strict=True):
+            if handle is None:
+                continue
+            handle._time = time
+            if handle._logs:
+                handle._logged_change(change, time)
+                continue
+            unsettled = handle._unsettled
+            unsettled.append(change)
+            if len(unsettled) >= _SETTLE_AT:
+                handle._settle()
+            arrived = (change, time)
+            for proxy in handle._proxies:
+                proxy._incoming.append(arrived)  # ``proxy._receive_state``, inlined
 
 
 def _post(subscription: Subscription, record: LogRecord) -> None:

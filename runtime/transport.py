@@ -36,7 +36,7 @@ from sengen.runtime.name_guard import NameGuard
 from sengen.runtime.proxies import RemoteProxy
 from sengen.runtime.query import QueryError, parse_query
 from sengen.runtime.registry import registry
-from sengen.runtime.remote import Calls, Outbox, RemoteHandle
+from sengen.runtime.remote import Calls, Outbox, RemoteHandle, deliver_changes
 from sengen.runtime.runner import RunApi
 from sengen.runtime.step_sync import RemoteClock, StepSync
 from sengen.runtime.zenoh_link import (
@@ -74,6 +74,7 @@ class Peer:
     outbox: Outbox | None = None
     calls: Calls = field(default_factory=Calls)
     handles: dict[int, RemoteHandle] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)  # its handles share it
     closed: bool = False  # left or lost: nothing more is sent to it
 
 
@@ -478,9 +479,7 @@ class Transport(Component):
         peer = self._peers.get(sender)
         if peer is None:
             return  # from a process already declared lost
-        for handle, state in zip(map(peer.handles.get, oids), states, strict=True):
-            if handle is not None:
-                handle.changed(state, time)
+        deliver_changes(peer.lock, map(peer.handles.get, oids), states, time)
 
     def _added(self, frame: wire.Added) -> None:
         if frame.description:  # sent once per class: kept even if this frame is not used
@@ -504,7 +503,7 @@ class Transport(Component):
                 send = functools.partial(self._send_call, peer)
                 handle = RemoteHandle(
                     meta, proxy_class, peer.zid, frame.oid, frame.name, frame.bus, state,
-                    frame.time, send,
+                    frame.time, send, peer.lock,
                 )  # fmt: skip
                 peer.handles[frame.oid] = handle
             else:

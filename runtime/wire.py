@@ -208,6 +208,8 @@ class Changes(_Frame):
     that a receiver takes it apart in a few C calls (:meth:`split`), not an item at a time."""
 
     KIND: ClassVar[int] = 2
+    FIXED: ClassVar[int] = ITEM_HEAD + _CHANGES_HEAD.size  # an item's bytes before its columns
+    PER_CHANGE: ClassVar[int] = 12  # the id (8) and where the state ends (4)
     sender: str
     time: int
     oids: tuple[int, ...]
@@ -231,7 +233,7 @@ class Changes(_Frame):
     @staticmethod
     def size_of(count: int, states: int) -> int:
         """The bytes of the item of ``count`` changes holding ``states`` bytes of states."""
-        return ITEM_HEAD + _CHANGES_HEAD.size + 12 * count + states
+        return Changes.FIXED + Changes.PER_CHANGE * count + states
 
     @staticmethod
     def split(data: bytes, start: int, end: int) -> tuple[int, tuple[int, ...], Iterator[bytes]]:
@@ -241,7 +243,7 @@ class Changes(_Frame):
             raise WireError(f"changes of {end - start} bytes are too short")
         time, count = _CHANGES_HEAD.unpack_from(data, start)
         pos = start + _CHANGES_HEAD.size
-        if count == 0 or pos + 12 * count > end:
+        if count == 0 or pos + Changes.PER_CHANGE * count > end:
             raise WireError(f"{count} changes do not fit in {end - start} bytes")
         oids = _ids(count).unpack_from(data, pos)
         pos += 8 * count

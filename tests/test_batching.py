@@ -259,8 +259,9 @@ class Harness:
         meta = impls.Counting.META
         _, proxy_class = registry.proxies(meta)
         self.handle = RemoteHandle(
-            meta, proxy_class, SENDER, 9, "s", BUS, counting_state(impls), 0, lambda *a: None
-        )
+            meta, proxy_class, SENDER, 9, "s", BUS, counting_state(impls), 0, lambda *a: None,
+            self.peer.lock,
+        )  # fmt: skip
         self.peer.handles[9] = self.handle
         self.context = Context("subscriber")
         self.context.thread = threading.get_ident()
@@ -292,6 +293,25 @@ def test_changes_of_objects_this_process_does_not_hold_are_skipped(impls: Module
     harness.receive(wire.Changes(SENDER, 3, (77, 9, 78), (other, mine, other)).item())
     harness.proxy._refresh()
     assert (harness.proxy.a, harness.proxy.last_commit_time) == (4, 3)
+
+
+def test_one_commit_of_two_held_objects_reaches_each_its_own_change(impls: ModuleType) -> None:
+    harness = Harness(impls)
+    meta = impls.Counting.META
+    _, proxy_class = registry.proxies(meta)
+    second = RemoteHandle(
+        meta, proxy_class, SENDER, 10, "t", BUS, counting_state(impls), 0, lambda *a: None,
+        harness.peer.lock,
+    )  # fmt: skip
+    harness.peer.handles[10] = second
+    other: Any = second.view_for(harness.context)
+    ours = (change(impls, a=4), change(impls, b=6))
+    harness.receive(wire.Changes(SENDER, 3, (10, 9), ours).item())
+    harness.proxy._refresh()
+    other._refresh()
+    assert (harness.proxy.a, harness.proxy.b, harness.proxy.last_commit_time) == (0, 6, 3)
+    assert (other.a, other.b, other.last_commit_time) == (4, 0, 3)
+    assert not harness.peer.lock.locked()
 
 
 def test_changes_wait_encoded_until_the_drain_and_apply_as_one_commit(
