@@ -41,8 +41,8 @@ never asserts a timing.
 The STL (``STL`` in bench/transport_common.py) is generated at the start of the run into a
 temporary folder, as bench/fixture.py does for ``bench_types``, and the child processes import
 it from there. Parts 1 and 2 are measured with value checks on and off (``set_checks``, in both
-processes), and the best of two runs is kept (``--repeat N``; one with ``--quick``, which also
-shortens every window); part 1 runs its floor and sengen in turn. Warnings of both processes
+processes), the floor and sengen in turn, and the best of two runs of each is kept
+(``--repeat N``; one with ``--quick``, which also shortens every window). Warnings of both processes
 are counted, not printed. Each part lives in a module of its own (``transport_updates``,
 ``transport_calls``, ``transport_latency``, ``transport_discovery``), beside what they share
 (``transport_common``); this one reports.
@@ -178,28 +178,18 @@ def attempt(label: str, measure: Callable[[], Any]) -> Any:
         return None
 
 
-def best(label: str, measure: Callable[[], Any], repeat: int, key: Callable[[Any], float]) -> Any:
-    """The best of ``repeat`` runs (the machine is noisy: the least disturbed run), None
-    when none could be measured."""
-    runs = [attempt(label, measure) for _ in range(repeat)]
-    done = [run for run in runs if run is not None]
-    return max(done, key=key) if done else None
-
-
-def best_alternating(
-    labels: tuple[str, str], measures: tuple[Callable[[], Any], Callable[[], Any]], repeat: int
-) -> tuple[Any, Any]:
-    """The best rate of each of two measurements run in turn, ``repeat`` times each: a floor
-    and what is compared with it see the same spells of a noisy machine, so that their ratio
-    does not depend on which of them ran in a slow one."""
-    runs: tuple[list[Any], list[Any]] = ([], [])
+def best_in_turn(measures: list[tuple[str, Callable[[], Any]]], repeat: int) -> list[Any]:
+    """The best rate of each measurement (None when none of its runs could be made), the
+    measurements run in turn ``repeat`` times: a floor and what is compared with it see the
+    same spells of a noisy machine, so that their ratio does not depend on which of them ran in
+    a slow one, and the best run of each is its least disturbed."""
+    runs: list[list[Any]] = [[] for _ in measures]
     for _ in range(repeat):
-        for label, measure, done in zip(labels, measures, runs, strict=True):
+        for (label, measure), done in zip(measures, runs, strict=True):
             value = attempt(label, measure)
             if value is not None:
                 done.append(value)
-    first, second = (max(done, key=rate_of) if done else None for done in runs)
-    return first, second
+    return [max(done, key=rate_of) if done else None for done in runs]
 
 
 def rate_of(value: Any) -> float:
@@ -213,12 +203,11 @@ def report_updates(classes: Classes, window_s: float, repeat: int, logs: Path) -
     )
     for size, checks in ((64, True), (64, False), (4096, True)):
         label = f"{size} B property, checks {'on' if checks else 'off'}"
-        floor, measured = best_alternating(
-            (f"{label}, floor", label),
-            (
-                functools.partial(floor_updates, size, window_s, logs),
-                functools.partial(bench_updates, classes, size, window_s, logs, checks),
-            ),
+        floor, measured = best_in_turn(
+            [
+                (f"{label}, floor", functools.partial(floor_updates, size, window_s, logs)),
+                (label, functools.partial(bench_updates, classes, size, window_s, logs, checks)),
+            ],
             repeat,
         )
         if floor is None or measured is None:
@@ -242,22 +231,20 @@ def report_updates(classes: Classes, window_s: float, repeat: int, logs: Path) -
 def report_calls(classes: Classes, window_s: float, repeat: int, logs: Path) -> None:
     header(
         f"2. pipelined remote calls per second, two 1 kHz components, {DEPTH} in flight,"
-        f" best of {repeat}"
+        f" best of {repeat}, floor and sengen in turn"
     )
-    floor = best(
-        "raw get/queryable, floor",
-        functools.partial(floor_calls, window_s, logs),
+    labels = [f"echo(x), checks {'on' if checks else 'off'}" for checks in (True, False)]
+    floor, *measured_calls = best_in_turn(
+        [
+            ("raw get/queryable, floor", functools.partial(floor_calls, window_s, logs)),
+            *(
+                (label, functools.partial(bench_calls, classes, window_s, logs, checks))
+                for label, checks in zip(labels, (True, False), strict=True)
+            ),
+        ],
         repeat,
-        rate_of,
     )
-    for checks in (True, False):
-        label = f"echo(x), checks {'on' if checks else 'off'}"
-        measured = best(
-            label,
-            functools.partial(bench_calls, classes, window_s, logs, checks),
-            repeat,
-            rate_of,
-        )
+    for label, measured in zip(labels, measured_calls, strict=True):
         if floor is None or measured is None:
             continue
         share = measured.rate / floor
@@ -329,6 +316,12 @@ def report_discovery(classes: Classes, samples: int, logs: Path) -> None:
     print(f"    warnings: {WARNINGS.take()}")
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
 def main(argv: list[str] | None = None) -> None:
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["--child"]:
@@ -344,7 +337,9 @@ def main(argv: list[str] | None = None) -> None:
         help="measure only this part (repeatable; default: all five)",
     )
     parser.add_argument(
-        "--repeat", type=int, help="runs of each throughput figure, the best kept (default 2)"
+        "--repeat",
+        type=_positive,
+        help="runs of each throughput figure, the best kept (default 2, 1 with --quick)",
     )
     args = parser.parse_args(arguments)
     parts = set(args.part or range(1, 6))

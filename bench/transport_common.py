@@ -106,9 +106,10 @@ def load_classes(base: Path) -> Classes:
     module = importlib.import_module(f"{GENERATED_ROOT}.{PACKAGE}")
 
     def carrier_start(self: Any, size: int) -> None:
+        data = payload(size)
         self.sent = 0
-        self.filler = payload(size)[8:]
-        self.set_next_data(payload(size))
+        self.filler = data[8:]
+        self.set_next_data(data)
 
     def carrier_update(self: Any, api: Any) -> None:
         # The count and the filler are kept, not parsed back out of ``data`` at every update:
