@@ -107,15 +107,16 @@ def load_classes(base: Path) -> Classes:
 
     def carrier_start(self: Any, size: int) -> None:
         data = payload(size)
-        self.sent = 0
+        self.sent = itertools.count(1)
         self.filler = data[8:]
         self.set_next_data(data)
 
     def carrier_update(self: Any, api: Any) -> None:
-        # The count and the filler are kept, not parsed back out of ``data`` at every update:
-        # the floor builds no value at all, so a new value costs only what it must.
-        self.sent += 1
-        self.set_next_data(self.sent.to_bytes(8, "little") + self.filler)
+        # The count and the filler are kept, not parsed back out of ``data`` at every update,
+        # and the count is an iterator, not an attribute assigned at every update (that pays
+        # the property-assignment guard, about 0.25 µs): the floor builds no value at all, so a
+        # new value costs only what it must.
+        self.set_next_data(next(self.sent).to_bytes(8, "little") + self.filler)
 
     def echo_impl(self: Any, x: int) -> int:
         return x

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
+import operator
 import struct
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from sengen.runtime.duration import Duration, TimeStamp
@@ -28,6 +30,7 @@ from sengen.runtime.meta import (
     MethodMeta,
     NativeMeta,
     OptionalMeta,
+    PropertyMeta,
     QuantityMeta,
     SequenceMeta,
     StructMeta,
@@ -385,19 +388,20 @@ class ClassCodec:
         self._methods = {member_id(m.stl_name): m for m in meta.all_methods}
         self._events = {member_id(e.stl_name): e for e in meta.all_events}
         # Property changes are the hot path: each property's packed id and encoder, by name;
-        # the first bytes of a change of that property alone (count 1, its id) with its
-        # encoder, by Python name (``Prop.key``, what an owner's commit lists); and the name
-        # of the property such first bytes change alone.
+        # by Python name (``Prop.key``, what an owner's commit lists), what encodes a change of
+        # that property alone from an object's current value (:func:`_alone_writer`), and the
+        # same for many objects at once (:func:`_alone_column`); and the name of the property
+        # that the first bytes of such a change (count 1, its id) change.
         self._encoders = {
             p.stl_name: (_U32.pack(member_id(p.stl_name)), codec(p.type)[0])
             for p in meta.all_properties
         }
-        self.singles = {
-            p.py_name: (_U32.pack(1) + self._encoders[p.stl_name][0], self._encoders[p.stl_name][1])
-            for p in meta.all_properties
+        self.singles = {p.py_name: _alone_writer(p) for p in meta.all_properties}
+        self.columns = {
+            p.py_name: _alone_column(p, self.singles[p.py_name]) for p in meta.all_properties
         }
         self._dynamic = frozenset(p.stl_name for p in meta.all_properties if p.dynamic)
-        self._alone = {self.singles[p.py_name][0]: p.stl_name for p in meta.all_properties}
+        self._alone = {_alone_head(p): p.stl_name for p in meta.all_properties}
 
     def encode_properties(self, values: Mapping[str, Any]) -> bytes:
         """Changed properties by STL name, in the given order."""
@@ -411,21 +415,18 @@ class ClassCodec:
             found[1](out, value)
         return bytes(out)
 
-    def write_changed(self, out: bytearray, obj: Any, props: list[Any]) -> None:
+    def changed_state(self, obj: Any, props: Sequence[Any]) -> bytes | bytearray:
         """The changed properties ``props`` (``Prop``) of ``obj``, with their current values, as
         :meth:`encode_properties` encodes them: the owner's commit, read at once."""
         if len(props) == 1:
-            prop = props[0]
-            head, encode = self.singles[prop.key]
-            out += head
-            encode(out, prop.get(obj))
-            return
-        out += _U32.pack(len(props))
+            return self.singles[props[0].key](obj)
+        out = bytearray(_U32.pack(len(props)))
         encoders = self._encoders
         for prop in props:
             packed, encode = encoders[prop.meta.stl_name]
             out += packed
             encode(out, prop.get(obj))
+        return out
 
     def decode_properties(self, data: bytes) -> dict[str, Any]:
         view = memoryview(data)
@@ -502,6 +503,70 @@ class ClassCodec:
 
     def decode_event(self, data: bytes) -> tuple[str, tuple[Any, ...]]:
         return _decode_member(data, self._events, "event", self.meta.qualified_name)
+
+
+def _alone_head(prop: PropertyMeta) -> bytes:
+    """The first bytes of a change of ``prop`` alone: the count (1), then its id."""
+    return _U32.pack(1) + _U32.pack(member_id(prop.stl_name))
+
+
+def _alone_writer(prop: PropertyMeta) -> Callable[[Any], bytes | bytearray]:
+    """What encodes, from an object's current value, the change of ``prop`` alone: one call per
+    changed object on the hot path of remote traffic, so a byte sequence (the common payload)
+    is written in two C calls."""
+    read = operator.attrgetter(prop.py_name)
+    encode = codec(prop.type)[0]
+    target = prop.type
+    while isinstance(target, AliasMeta):
+        target = target.target
+    if isinstance(target, SequenceMeta) and target.is_bytes:
+        bound = target.max_size if target.max_size is not None else -1
+        pack = struct.Struct("<III").pack
+        member = member_id(prop.stl_name)
+
+        def blob_alone(obj: Any) -> bytes:
+            value = read(obj)
+            size = len(value)
+            if 0 <= bound < size:
+                encode(bytearray(), value)  # raises the sequence's own error
+            state: bytes = pack(1, member, size) + value
+            return state
+
+        return blob_alone
+    head = _alone_head(prop)
+
+    def alone(obj: Any) -> bytearray:
+        out = bytearray(head)
+        encode(out, read(obj))
+        return out
+
+    return alone
+
+
+def _alone_column(
+    prop: PropertyMeta, alone: Callable[[Any], bytes | bytearray]
+) -> Callable[[Sequence[Any]], list[bytes | bytearray]]:
+    """What encodes the changes of ``prop`` alone of many objects, one per object, as ``alone``
+    (:func:`_alone_writer`) does each: for a commit that changed the same property of many
+    objects. Byte sequences are encoded without a Python step per object."""
+    target = prop.type
+    while isinstance(target, AliasMeta):
+        target = target.target
+    if not (isinstance(target, SequenceMeta) and target.is_bytes):
+        return lambda objects: list(map(alone, objects))
+    read = operator.attrgetter(prop.py_name)
+    bound = target.max_size
+    pack = struct.Struct("<III").pack
+    ones, ids = itertools.repeat(1), itertools.repeat(member_id(prop.stl_name))
+
+    def blob_column(objects: Sequence[Any]) -> list[bytes | bytearray]:
+        values = list(map(read, objects))
+        sizes = list(map(len, values))
+        if bound is not None and sizes and max(sizes) > bound:
+            raise Invalid(f"{target.qualified_name} holds at most {bound} elements")
+        return list(map(operator.add, map(pack, ones, ids, sizes), values))
+
+    return blob_column
 
 
 def _encode_member(stl_name: str, metas: tuple[ArgMeta, ...], args: tuple[Any, ...]) -> bytes:

@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -46,8 +46,11 @@ class Context:
     def __init__(self, name: str) -> None:
         self.name = name
         self.time = 0
-        self.thread: int | None = None  # the owning thread while bound; writes are checked
-        self.const_member: str | None = None  # the [const] method being executed, if any
+        self._thread: int | None = None
+        self._const_member: str | None = None
+        # The thread whose writes need no further check: the owning thread while no [const]
+        # method runs. Writes and emits compare it alone, on their hot path.
+        self.writer: int | None = None
         self.running = True
         # Cycles only when a kernel clock orders (virtual time): what it sends to other
         # processes is stamped with the step (runtime.md §6.8).
@@ -65,7 +68,7 @@ class Context:
         self.objects: list[NativeObject] = []
         self.track_changes = False
         self.wakeup: threading.Event | None = None  # set by work-driven components
-        self.changed: list[tuple[NativeObject, list[Prop]]] = []
+        self.changed: list[tuple[NativeObject, Sequence[Prop]]] = []
         self.emitted: list[tuple[NativeObject, EventMeta, tuple[Any, ...]]] = []
         # The bound of runtime.md §1.8 (0: unbounded). Droppable items are tracked by the
         # identity of their queue entry, with what to do when one is dropped.
@@ -75,6 +78,26 @@ class Context:
         self._bound_lock = threading.Lock()
         self._drops = 0
         self._warned_at = -1.0
+
+    @property
+    def thread(self) -> int | None:
+        """The owning thread while bound (writes from another are refused), None while not."""
+        return self._thread
+
+    @thread.setter
+    def thread(self, thread: int | None) -> None:
+        self._thread = thread
+        self.writer = thread if self._const_member is None else None
+
+    @property
+    def const_member(self) -> str | None:
+        """The [const] method being executed, if any (it may not write)."""
+        return self._const_member
+
+    @const_member.setter
+    def const_member(self, member: str | None) -> None:
+        self._const_member = member
+        self.writer = self._thread if member is None else None
 
     @staticmethod
     def current() -> Context | None:

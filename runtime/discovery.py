@@ -15,7 +15,7 @@ import asyncio
 import logging
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from sengen.runtime.meta import ClassMeta
@@ -77,7 +77,7 @@ class ChangeSink(Protocol):
     records (additions, removals) reach the subscription's log."""
 
     def changes(
-        self, owner: Context, time: int, changed: list[tuple[NativeObject, list[Any]]]
+        self, owner: Context, time: int, changed: list[tuple[NativeObject, Sequence[Any]]]
     ) -> bool:
         """The properties each object changed in one commit of ``owner`` (every object of the
         commit: the sink keeps those it holds). False: it holds none of ``owner``'s objects,
@@ -478,7 +478,7 @@ class Publisher:
         for sink in self._sinks:
             sink.flush()
 
-    def _changed(self, changed: list[tuple[NativeObject, list[Any]]]) -> None:
+    def _changed(self, changed: list[tuple[NativeObject, Sequence[Any]]]) -> None:
         logs = self._logs
         conditional = [i for i in self._matches if i.conditional]
         if not logs and not conditional:

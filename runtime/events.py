@@ -160,9 +160,8 @@ class EventHandle(Generic[P]):
         if context is None:  # before registration: queued on the object until it is bound
             obj._emitted.append((self.meta, args))
             return
-        thread = context.thread
-        if (thread is not None and thread != _get_ident()) or context.const_member is not None:
-            obj._guard(self.meta.stl_name)
+        if context.writer != _get_ident():
+            obj._guard(self.meta.stl_name)  # a foreign thread or a [const] method, or unbound
         # One list per component: its commit dispatches in emission order across objects.
         context._emissions.append((obj, self.meta, args))
 

@@ -14,7 +14,7 @@ import hashlib
 import operator
 import threading
 from abc import ABCMeta
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from time import sleep as _sleep
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 _get_ident = threading.get_ident
+_object_setattr = object.__setattr__
 _yield = functools.partial(_sleep, 0)
 
 
@@ -52,9 +53,9 @@ class ConfigError(ValueError):
 
 class Prop:
     """A property of a generated class: its metadata, cached slot accessors, STL equality and
-    check. ``key`` is the Python name, the key of pending writes."""
+    check. ``key`` is the Python name."""
 
-    __slots__ = ("accepts", "check", "eq", "get", "key", "meta", "set")
+    __slots__ = ("accepts", "alone", "check", "eq", "get", "key", "meta", "set")
 
     def __init__(self, meta: PropertyMeta, descriptor: Any) -> None:
         self.meta = meta
@@ -64,6 +65,7 @@ class Prop:
         self.eq = values.equality(meta.type)
         self.check = values.checker(meta.type)
         self.accepts = _stem(meta.py_name) + "_accepts_set" if meta.checked else None
+        self.alone = (self,)  # what a commit that changed only this property returns
 
 
 def _state_reader(dynamic: tuple[Prop, ...]) -> Callable[[Any], tuple[Any, ...]]:
@@ -114,12 +116,13 @@ class Object(metaclass=ABCMeta):
             cls._STATE = _state_reader(cls._DYNAMIC)  # read through the class: never bound
 
     def __setattr__(self, name: str, value: object) -> None:
-        if name in type(self)._PROPS:
+        # Every attribute an implementation keeps pays for this guard, so it is kept short.
+        if name in self._PROPS:
             raise AttributeError(
                 f"property '{name}' of '{self.META.qualified_name}' cannot be assigned;"
                 f" use set_next_{_stem(name)}() on the owner"
             )
-        object.__setattr__(self, name, value)
+        _object_setattr(self, name, value)
 
     def __delattr__(self, name: str) -> None:
         if name in type(self)._PROPS:
@@ -290,7 +293,7 @@ class NativeObject(Object):
     _emitted: list[tuple[EventMeta, tuple[Any, ...]]]  # emitted before registration
     _event_subs: dict[str, list[Connection]]
     _name: str
-    _next: dict[str, Any]
+    _next: dict[Prop, Any]  # the pending writes
     _removed: bool
     _version: list[int]  # [commit sequence, last commit time]; odd sequence: a commit is writing
 
@@ -424,8 +427,8 @@ class NativeObject(Object):
                         subscription.context = context
         self.registered(api)
         pending = self._next
-        for key, value in pending.items():
-            self._PROPS[key].set(self, value)
+        for prop, value in pending.items():
+            prop.set(self, value)
         pending.clear()
         if self._emitted:  # dispatched at the owner's first commit
             context._emissions.extend((self, meta, args) for meta, args in self._emitted)
@@ -472,13 +475,12 @@ class NativeObject(Object):
         context = self._ctx
         pending = self._next
         if context is not None:
-            thread = context.thread
-            if (thread is not None and thread != _get_ident()) or context.const_member is not None:
-                self._guard(prop.meta.stl_name)
+            if context.writer != _get_ident():
+                self._guard(prop.meta.stl_name)  # a foreign thread or a [const] method, or unbound
             # In the context's dirty list exactly while something is pending.
             if not pending:
                 context._dirty.append(self)
-        pending[key] = value
+        pending[prop] = value
 
     def _validate(self, prop: Prop, value: Any) -> None:
         """The owner's checks on a write: the value's type when checks are on, the checked
@@ -500,8 +502,9 @@ class NativeObject(Object):
             raise ValueError(f"invalid value for property {prop.meta.stl_name}")
 
     def _get_next(self, key: str) -> Any:
+        prop = self._PROPS[key]
         pending = self._next
-        return pending[key] if key in pending else self._PROPS[key].get(self)
+        return pending[prop] if prop in pending else prop.get(self)
 
     def _set_static(self, key: str, value: Any) -> None:
         """``set_<s>`` of a ``[static_no_config]`` property: immediate, before registration."""
@@ -518,31 +521,40 @@ class NativeObject(Object):
         self._validate(prop, value)
         prop.set(self, value)
 
-    def _commit(self, time: int) -> list[Prop] | None:
+    def _commit(self, time: int) -> Sequence[Prop] | None:
         """Flip the pending values that differ from current; returns the properties that
         changed. (Events are dispatched by the context, :meth:`Context.flip`.)"""
-        changed: list[Prop] | None = None
         pending = self._next
-        if pending:
-            props = self._PROPS
-            changed = []
-            version = self._version
-            for key, value in pending.items():
-                prop = props[key]
+        if not pending:
+            return None
+        version = self._version
+        changed: Sequence[Prop]
+        if len(pending) == 1:  # the common case, without a list
+            prop, value = pending.popitem()
+            if prop.eq(value, prop.get(self)):
+                return None
+            version[0] += 1  # odd: readers in other threads retry (a seqlock)
+            prop.set(self, value)
+            changed = prop.alone
+        else:
+            changing: list[Prop] = []
+            for prop, value in pending.items():
                 if not prop.eq(value, prop.get(self)):
-                    if not changed:
-                        version[0] += 1  # odd: readers in other threads retry (a seqlock)
+                    if not changing:
+                        version[0] += 1
                     prop.set(self, value)
-                    changed.append(prop)
-            if changed:
-                version[1] = time
-                version[0] += 1
+                    changing.append(prop)
             pending.clear()
-            subscriptions = self._change_subs
-            if subscriptions:
-                for prop in changed:
-                    for subscription in subscriptions.get(prop.key, ()):
-                        subscription.deliver((prop.get(self),))
+            if not changing:
+                return None
+            changed = changing
+        version[1] = time
+        version[0] += 1
+        subscriptions = self._change_subs
+        if subscriptions:
+            for prop in changed:
+                for subscription in subscriptions.get(prop.key, ()):
+                    subscription.deliver((prop.get(self),))
         return changed
 
     def _snapshot(self) -> tuple[int, int, tuple[Any, ...]]:

@@ -18,15 +18,18 @@ not for every commit.
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import logging
+import operator
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple, cast
 
 from sengen.runtime import wire
 from sengen.runtime.calls import Call
-from sengen.runtime.codec import ClassCodec, Encode, class_codec
+from sengen.runtime.codec import ClassCodec, class_codec
 from sengen.runtime.context import Context
 from sengen.runtime.describe import describe
 from sengen.runtime.discovery import Delivery, Discovery, Interests, LogRecord, Subscription
@@ -74,15 +77,35 @@ class _RemoteDiscovery(Discovery):
 class _Exposed(NamedTuple):
     """An object another process holds, as its owner's commits need it."""
 
-    packed: bytes  # its id as a change lists it (``wire.packed_id``)
     oid: int
     codec: ClassCodec
-    singles: dict[str, tuple[bytes, Encode]]  # ``codec.singles``
+    singles: dict[str, Callable[[Any], bytes | bytearray]]  # ``codec.singles``
+    columns: dict[str, Callable[[Sequence[Any]], list[bytes | bytearray]]]  # ``codec.columns``
     owner: Context
 
 
-def _changed_what(obj: NativeObject, props: list[Prop]) -> str:
+class _Encoded(NamedTuple):
+    """Changes of a commit, encoded: their objects' ids, their states, and what changed (to
+    name a change in a log line), in the same order."""
+
+    oids: list[int]
+    states: list[bytes | bytearray]
+    changed: Sequence[tuple[NativeObject, Sequence[Prop]]]
+
+    def part(self, start: int, end: int | None = None) -> _Encoded:
+        return _Encoded(self.oids[start:end], self.states[start:end], self.changed[start:end])
+
+
+_oid_of = operator.attrgetter("oid")
+
+
+def _changed_what(changed: Sequence[tuple[NativeObject, Sequence[Prop]]]) -> str:
+    ((obj, props),) = changed
     return f"{obj._address} ({', '.join(p.meta.stl_name for p in props)})"
+
+
+def _a_commit() -> str:
+    return "a commit's changes"
 
 
 def _event_what(obj: NativeObject, meta: EventMeta) -> str:
@@ -147,71 +170,90 @@ class Outbox:
     # -- the owners' commits (their threads) --------------------------------------------------
 
     def changes(
-        self, owner: Context, time: int, changed: list[tuple[NativeObject, list[Prop]]]
+        self, owner: Context, time: int, changed: list[tuple[NativeObject, Sequence[Prop]]]
     ) -> bool:
         """The exposed objects that changed, one copy whatever the interests holding them, as
-        one :class:`~sengen.runtime.wire.Changes` item (or more, should it not fit in one
-        message). The hot path of remote traffic: the columns are built in place."""
+        one :class:`~sengen.runtime.wire.Changes` item (or more, should they not fit in one
+        message). The hot path of remote traffic."""
         with self._lock:
             if not self._owners.get(owner):
                 return False
-            exposed = self._wire
-            oids = bytearray()
-            ends: list[int] = []
-            states = bytearray()
-            # What this message may still take of columns (``wire.Changes.size_of``, inlined).
-            fixed, per_change = wire.Changes.FIXED, wire.Changes.PER_CHANGE
-            room = self._soon - len(self._message) - fixed
-            for obj, props in changed:
-                found = exposed.get(obj)
-                if found is None:
-                    continue
-                start = len(states)
-                try:
-                    if len(props) == 1:  # ``ClassCodec.write_changed``, inlined
-                        prop = props[0]
-                        head, encode = found.singles[prop.key]
-                        states += head
-                        encode(states, prop.get(obj))
-                    else:
-                        found.codec.write_changed(states, obj, props)
-                except (ValueError, TypeError) as error:  # a value checks let through
-                    del states[start:]
-                    _log.error("set of %s not sent: %s", obj._address, error)
-                    continue
-                oids += found.packed
-                ends.append(len(states))
-                if per_change * len(ends) + len(states) >= room:
-                    self._changes(
-                        time, oids, ends, states, functools.partial(_changed_what, obj, props)
-                    )
-                    oids, ends, states = bytearray(), [], bytearray()
-                    room = self._soon - len(self._message) - fixed
-            if ends:
-                self._changes(time, oids, ends, states, lambda: "a commit's changes")
+            encoded = self._alike(changed) or self._each(changed)
+            if encoded.states:
+                self._place(time, encoded)
         return True
 
-    def _changes(
-        self,
-        time: int,
-        oids: bytearray,
-        ends: list[int],
-        states: bytearray,
-        what: Callable[[], str],
-    ) -> None:
-        """A commit's changes (or part of them) as an item of the message (under the lock).
-        Changes that could never fit in a message are cut in two until they do, down to a single
-        change, which is then logged and not sent."""
-        size = wire.Changes.size_of(len(ends), len(states))
-        if len(ends) > 1 and len(self._header) + size > self._room:
-            half = len(ends) // 2
-            cut = ends[half - 1]
-            self._changes(time, oids[: 8 * half], ends[:half], states[:cut], what)
-            rest = [end - cut for end in ends[half:]]
-            self._changes(time, oids[8 * half :], rest, states[cut:], what)
+    def _alike(self, changed: list[tuple[NativeObject, Sequence[Prop]]]) -> _Encoded | None:
+        """A commit in which every object is exposed and changed the same one property (objects
+        of one class updated alike, the common case), encoded without a Python step per object;
+        None for any other commit, or when a value fails: then each is encoded alone, and the
+        one that fails is named."""
+        if not changed:
+            return None
+        objects, props = zip(*changed, strict=True)
+        first = props[0]
+        if len(first) != 1 or props.count(first) != len(props):
+            return None
+        found = list(map(self._wire.get, objects))
+        if None in found:
+            return None
+        try:
+            states = cast(_Exposed, found[0]).columns[first[0].key](objects)
+        except (ValueError, TypeError):  # a value checks let through
+            return None
+        return _Encoded(list(map(_oid_of, found)), states, changed)
+
+    def _each(self, changed: list[tuple[NativeObject, Sequence[Prop]]]) -> _Encoded:
+        """The changes of the exposed objects of a commit, encoded one by one: a value that
+        fails is logged and left out."""
+        exposed = self._wire
+        oids: list[int] = []
+        states: list[bytes | bytearray] = []
+        kept: list[tuple[NativeObject, Sequence[Prop]]] = []
+        for change in changed:
+            obj, props = change
+            found = exposed.get(obj)
+            if found is None:
+                continue
+            try:
+                if len(props) == 1:  # ``ClassCodec.changed_state``, inlined
+                    state = found.singles[props[0].key](obj)
+                else:
+                    state = found.codec.changed_state(obj, props)
+            except (ValueError, TypeError) as error:  # a value checks let through
+                _log.error("set of %s not sent: %s", obj._address, error)
+                continue
+            oids.append(found.oid)
+            states.append(state)
+            kept.append(change)
+        return _Encoded(oids, states, kept)
+
+    def _place(self, time: int, encoded: _Encoded) -> None:
+        """A commit's changes into messages (under the lock): an item goes as soon as the
+        message holds ``_SOON`` bytes with it, so that Zenoh's threads write it while the next
+        is built."""
+        per_change = wire.Changes.PER_CHANGE
+        ends = list(itertools.accumulate(map(per_change.__add__, map(len, encoded.states))))
+        start, count = 0, len(ends)
+        while start < count:
+            room = self._soon - len(self._message) - wire.Changes.FIXED
+            base = ends[start - 1] if start else 0
+            end = min(bisect.bisect_left(ends, base + room, start) + 1, count)
+            self._changes(time, encoded.part(start, end))
+            start = end
+
+    def _changes(self, time: int, encoded: _Encoded) -> None:
+        """Changes of a commit as an item of the message (under the lock). Changes that could
+        never fit in a message are cut in two until they do, down to a single change, which is
+        then logged and not sent."""
+        oids, states, changed = encoded
+        if len(states) > 1 and len(self._header) + wire.Changes.size_of(states) > self._room:
+            half = len(states) // 2
+            self._changes(time, encoded.part(0, half))
+            self._changes(time, encoded.part(half))
             return
-        body = wire.Changes.body_of(time, bytes(oids), ends, bytes(states))
-        self._add(wire.item_of(wire.Changes.KIND, body), what)
+        what = functools.partial(_changed_what, changed) if len(changed) == 1 else _a_commit
+        self._add(wire.item_of(wire.Changes.KIND, wire.Changes.body_of(time, oids, states)), what)
 
     def events(
         self,
@@ -265,8 +307,7 @@ class Outbox:
             owner = obj._ctx
             assert owner is not None  # an owner logs its registered objects
             codec = class_codec(obj.META)
-            packed = wire.packed_id(obj.id)
-            self._wire[obj] = _Exposed(packed, obj.id, codec, codec.singles, owner)
+            self._wire[obj] = _Exposed(obj.id, codec, codec.singles, codec.columns, owner)
             self._owners[owner] = self._owners.get(owner, 0) + 1
             self._exposed[obj.id] = obj
         if iid not in holders:

@@ -182,28 +182,44 @@ def _variant_check(meta: VariantMeta) -> Check:
 
 
 def _sequence_check(meta: SequenceMeta | ArrayMeta) -> Check:
-    container = bytes if meta.is_bytes else tuple
     element = checker(meta.element)
     if isinstance(meta, ArrayMeta):
         low, high = meta.size, meta.size
     else:
         low, high = 0, meta.max_size if meta.max_size is not None else -1
 
+    def wrong_size(size: int) -> Invalid:
+        bound = f"exactly {low}" if low == high else f"at most {high}"
+        return Invalid(f"{meta.qualified_name} holds {bound} elements, got {size}")
+
     def check_sequence(v: Any) -> None:
-        if type(v) is not container:
+        if type(v) is not tuple:
             raise _expected(meta, v)
         size = len(v)
         if size < low or (high >= 0 and size > high):
-            bound = f"exactly {low}" if low == high else f"at most {high}"
-            raise Invalid(f"{meta.qualified_name} holds {bound} elements, got {size}")
-        if container is tuple:
-            for index, item in enumerate(v):
-                try:
-                    element(item)
-                except Invalid as error:
-                    raise error.inside(f"[{index}]") from None
+            raise wrong_size(size)
+        for index, item in enumerate(v):
+            try:
+                element(item)
+            except Invalid as error:
+                raise error.inside(f"[{index}]") from None
 
-    return check_sequence
+    # Bytes (``u8`` elements) hold no element to check: the common payload, so checked apart.
+    def check_blob(v: Any) -> None:
+        if type(v) is not bytes:
+            raise _expected(meta, v)
+        if high >= 0 and len(v) > high:
+            raise wrong_size(len(v))
+
+    def check_byte_array(v: Any) -> None:
+        if type(v) is not bytes:
+            raise _expected(meta, v)
+        if len(v) != low:
+            raise wrong_size(len(v))
+
+    if not meta.is_bytes:
+        return check_sequence
+    return check_byte_array if isinstance(meta, ArrayMeta) else check_blob
 
 
 def _quantity_check(meta: QuantityMeta) -> Check:

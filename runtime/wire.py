@@ -13,8 +13,9 @@ transport logs and drops (a malformed frame must never crash or corrupt a kernel
 from __future__ import annotations
 
 import functools
+import itertools
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -216,24 +217,19 @@ class Changes(_Frame):
     states: tuple[bytes, ...]
 
     def body(self) -> bytes:
-        ends, end = [], 0
-        for state in self.states:
-            end += len(state)
-            ends.append(end)
-        return Changes.body_of(
-            self.time, _ids(len(self.oids)).pack(*self.oids), ends, b"".join(self.states)
-        )
+        return Changes.body_of(self.time, self.oids, self.states)
 
     @staticmethod
-    def body_of(time: int, oids: bytes, ends: list[int], states: bytes) -> bytes:
-        """The body from its columns: ``oids`` packed (:func:`packed_id`), ``ends`` the end of
-        each state in ``states``."""
-        return _CHANGES_HEAD.pack(time, len(ends)) + oids + _ends(len(ends)).pack(*ends) + states
+    def body_of(time: int, oids: Sequence[int], states: Sequence[bytes | bytearray]) -> bytes:
+        """The body from its columns: the state of each of ``oids``, in order."""
+        count = len(states)
+        ends = _ends(count).pack(*itertools.accumulate(map(len, states)))
+        return _CHANGES_HEAD.pack(time, count) + _ids(count).pack(*oids) + ends + b"".join(states)
 
     @staticmethod
-    def size_of(count: int, states: int) -> int:
-        """The bytes of the item of ``count`` changes holding ``states`` bytes of states."""
-        return Changes.FIXED + Changes.PER_CHANGE * count + states
+    def size_of(states: Sequence[bytes | bytearray]) -> int:
+        """The bytes of the item of the changes to ``states``."""
+        return Changes.FIXED + Changes.PER_CHANGE * len(states) + sum(map(len, states))
 
     @staticmethod
     def split(data: bytes, start: int, end: int) -> tuple[int, tuple[int, ...], Iterator[bytes]]:
@@ -259,11 +255,6 @@ class Changes(_Frame):
         time, oids, states = cls.split(r.data, r.pos, len(r.data))
         r.pos = len(r.data)
         return cls(sender, time, oids, tuple(states))
-
-
-def packed_id(oid: int) -> bytes:
-    """An object id as :class:`Changes` lists it."""
-    return _U64.pack(oid)
 
 
 @functools.lru_cache(maxsize=64)

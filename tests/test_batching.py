@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from kernel_support import make_package
-from sengen.runtime import Duration, proxies, wire
+from sengen.runtime import Duration, proxies, set_checks, wire
 from sengen.runtime.codec import class_codec
 from sengen.runtime.component import Component
 from sengen.runtime.config import load_config_text
@@ -86,7 +86,7 @@ def test_changes_are_split_in_place_in_the_order_of_their_objects() -> None:
     time, oids, states = wire.Changes.split(body, 3, len(body))
     assert (time, oids, list(states)) == (-5, (7, 1 << 63, 2), [b"st", b"", b"xyz"])
     assert wire.decode(changes.encode()) == changes
-    assert len(changes.item()) == wire.Changes.size_of(3, 5)
+    assert len(changes.item()) == wire.Changes.size_of(changes.states)
 
 
 def _body(count: int, oids: bytes, ends: bytes, states: bytes) -> bytes:
@@ -222,6 +222,132 @@ def test_a_result_over_the_limit_fails_the_call_instead_of_vanishing(impls: Modu
         (42, wire.FAILED, "Short"),
     ]
     assert all(len(m) <= 2000 for m in sent)
+
+
+CARRIER_STL = """\
+package carry;
+
+sequence<u8, 8> Blob;
+
+class Carrier
+{
+  var data : Blob;
+  var note : string [confirmed];
+}
+"""
+
+CARRIER_IMPLEMENTATIONS = """\
+from {root}.carry import CarrierBase
+
+
+class Carrying(CarrierBase):
+    pass
+"""
+
+
+@pytest.fixture(scope="module")
+def carriers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    folder = tmp_path_factory.mktemp("carriers")
+    yield from make_package(folder, "carry_gen", "carry", CARRIER_STL, CARRIER_IMPLEMENTATIONS)
+
+
+Writes = dict[int, tuple[str, Any]]  # by object: the property set and its value
+
+
+class Writing(Component):
+    """Self-driven: publishes ``count`` carriers, then commits once per entry of ``cycles``,
+    which says what each object sets; with an outbox holding an interest in them."""
+
+    def __init__(self, impls: ModuleType, count: int, cycles: list[Writes]) -> None:
+        self.impls = impls
+        self.count = count
+        self.cycles = cycles
+        self.messages: list[bytes] = []
+
+    def send(self, data: bytes, what: Any) -> bool:
+        self.messages.append(data)
+        return True
+
+    def run(self, api: RunApi) -> None:
+        outbox = Outbox(SENDER, api.bus_space.interests, self.send, 16 << 20)
+        outbox.open(1, parse_query(f"SELECT carry.Carrier FROM {BUS}"))
+        carriers = [self.impls.Carrying(f"c{i}") for i in range(self.count)]
+        api.get_source(BUS).add(carriers)
+        api.drain_inputs()
+        api.commit()
+        for writes in self.cycles:
+            api.drain_inputs()
+            for index, (name, value) in writes.items():
+                getattr(carriers[index], f"set_next_{name}")(value)
+            api.commit()
+        outbox.close_all()
+        api.request_kernel_stop(0)
+
+
+def committed(carriers: ModuleType, cycles: list[Writes]) -> list[dict[int, dict[str, Any]]]:
+    """What each commit after the publication sent, decoded: by object (in the order of the
+    publication), the changed properties."""
+    component = Writing(carriers, 4, cycles)
+    kernel = Kernel(load_config_text("kernel: {appName: carrying}\n"), [("c", component, 1)])
+    assert kernel.run(Duration.parse("20 s")) == 0
+    first, *later = [frames_of(m) for m in component.messages]
+    order = {f.oid: i for i, f in enumerate(first) if isinstance(f, wire.Added)}
+    codec = class_codec(carriers.Carrying.META)
+    sent = []
+    for frames in later:
+        (changes,) = frames
+        assert isinstance(changes, wire.Changes)
+        sent.append(
+            {
+                order[oid]: codec.decode_properties(state)
+                for oid, state in zip(changes.oids, changes.states, strict=True)
+            }
+        )
+    return sent
+
+
+def test_a_commit_that_changed_one_property_of_every_object_sends_each_change(
+    carriers: ModuleType,
+) -> None:
+    """Such a commit is encoded without a Python step per object: it sends what a commit of
+    different changes sends, each object's own value, in order, for a byte sequence and for
+    any other type; a commit in which the objects changed different properties too."""
+    cycles: list[Writes] = [
+        {i: ("data", bytes([i]) * (i + 1)) for i in range(4)},
+        {i: ("note", f"n{i}") for i in range(4)},
+        {0: ("data", b"zero"), 1: ("note", "one"), 3: ("data", b"\x03" * 4)},
+        {2: ("data", b"two")},
+    ]
+    assert committed(carriers, cycles) == [
+        {i: {"data": bytes([i]) * (i + 1)} for i in range(4)},
+        {i: {"note": f"n{i}"} for i in range(4)},
+        {0: {"data": b"zero"}, 1: {"note": "one"}},  # c3 set the value it had: no change
+        {2: {"data": b"two"}},
+    ]
+
+
+def test_with_checks_off_a_value_that_cannot_be_encoded_is_left_out_alone(
+    carriers: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
+    too_long = b"123456789"  # the Blob holds at most 8
+    cycles: list[Writes] = [
+        {0: ("data", b"a"), 1: ("data", too_long), 2: ("data", b"c"), 3: ("data", b"d")},
+        {0: ("note", "fine"), 1: ("note", "also"), 2: ("note", 7), 3: ("note", "ok")},
+    ]
+    set_checks(False)
+    try:
+        with caplog.at_level(logging.ERROR, "sengen.transport"):
+            sent = committed(carriers, cycles)
+    finally:
+        set_checks(True)
+    assert sent == [
+        {0: {"data": b"a"}, 2: {"data": b"c"}, 3: {"data": b"d"}},
+        {0: {"note": "fine"}, 1: {"note": "also"}, 3: {"note": "ok"}},
+    ]
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 2, errors
+    assert errors[0].startswith(f"set of {BUS}.c1 not sent: carry.Blob holds at most 8")
+    assert errors[1].startswith(f"set of {BUS}.c2 not sent: expected string, got 7")
 
 
 # -- the subscriber's side -----------------------------------------------------------------------

@@ -137,3 +137,55 @@ def test_class_codec_calls_and_results(tree: Tree) -> None:
             result = values.zero(method.return_type)
             encoded = wire.encode_result(method.stl_name, result)
             assert wire.decode_result(method.stl_name, encoded) == result
+
+
+def test_a_change_of_one_property_alone_reads_the_object_and_encodes_it_by_name(
+    tree: Tree,
+) -> None:
+    """``singles``, what a remote commit sends of an object that changed one property: the
+    same bytes as that change encoded by name, for properties of every kind (byte sequences,
+    the common payload, have a path of their own)."""
+    d = tree.devices
+    gauge = d.GaugeBase("g", serial="S-1", gain=0.5)
+    wire = ClassCodec(d.Gauge.META)
+    for prop in d.Gauge.META.all_properties:
+        expected = wire.encode_properties({prop.stl_name: getattr(gauge, prop.py_name)})
+        assert bytes(wire.singles[prop.py_name](gauge)) == expected, prop.stl_name
+    several = [gauge._PROPS["blob"], gauge._PROPS["reading"]]
+    state = wire.changed_state(gauge, several)
+    assert wire.decode_properties(bytes(state)) == {"blob": b"", "reading": 0.0}
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        (b"12345", values.Invalid, "at most 4 elements, got 5"),
+        ("1234", TypeError, None),
+        (7, TypeError, None),
+    ],
+)
+def test_a_byte_sequence_alone_refuses_what_checks_let_through(
+    value: object, error: type[Exception], message: str | None
+) -> None:
+    """With checks off a value of the wrong type or size can reach a commit: its change is
+    refused (the transport logs it and sends the others), never sent cut or mistyped."""
+    short = runtime.SequenceMeta("t.Short", "", 1, element=runtime.U8, max_size=4, is_bytes=True)
+    prop = runtime.PropertyMeta(
+        "data",
+        "data",
+        short,
+        runtime.Category.DYNAMIC_RO,
+        runtime.Transport.MULTICAST,
+        False,
+        (),
+        "",
+    )
+
+    class Holder:
+        data = b"1234"
+
+    write = codec._alone_writer(prop)
+    assert codec.decode(short, bytes(write(Holder())[8:])) == b"1234"
+    Holder.data = value  # type: ignore[assignment]
+    with pytest.raises(error, match=None if message is None else re.escape(message)):
+        write(Holder())

@@ -409,6 +409,19 @@ def test_u8_sequences_and_arrays_are_bytes(tree: Tree) -> None:
         gauge.set_next_quad(b"12345")
 
 
+def test_a_bounded_byte_sequence_checks_its_bound_and_its_type() -> None:
+    """The byte sequence's own check (the common payload, no element to look at)."""
+    short = runtime.SequenceMeta("t.Short", "", 1, element=runtime.U8, max_size=4, is_bytes=True)
+    check = values.checker(short)
+    check(b"")
+    check(b"1234")
+    with pytest.raises(values.Invalid, match=r"t\.Short holds at most 4 elements, got 5"):
+        check(b"12345")
+    for wrong in (bytearray(b"1"), (1, 2), "12"):
+        with pytest.raises(values.Invalid, match=r"expected t\.Short, got"):
+            check(wrong)
+
+
 # -- checks and their messages ---------------------------------------------------------------------
 
 CHECKS: list[tuple[str, Callable[[Any], Any], str]] = [
