@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import itertools
 import operator
 import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -556,15 +555,18 @@ def _alone_column(
         return lambda objects: list(map(alone, objects))
     read = operator.attrgetter(prop.py_name)
     bound = target.max_size
-    pack = struct.Struct("<III").pack
-    ones, ids = itertools.repeat(1), itertools.repeat(member_id(prop.stl_name))
+    pack, member = struct.Struct("<III").pack, member_id(prop.stl_name)
+    # The first bytes of a change by the size of the value (payloads tend to keep theirs).
+    head: Callable[[int], bytes] = functools.lru_cache(maxsize=16)(
+        lambda size: pack(1, member, size)
+    )
 
     def blob_column(objects: Sequence[Any]) -> list[bytes | bytearray]:
         values = list(map(read, objects))
         sizes = list(map(len, values))
         if bound is not None and sizes and max(sizes) > bound:
             raise Invalid(f"{target.qualified_name} holds at most {bound} elements")
-        return list(map(operator.add, map(pack, ones, ids, sizes), values))
+        return list(map(operator.add, map(head, sizes), values))
 
     return blob_column
 

@@ -93,6 +93,8 @@ class _Encoded(NamedTuple):
     changed: Sequence[tuple[NativeObject, Sequence[Prop]]]
 
     def part(self, start: int, end: int | None = None) -> _Encoded:
+        if start == 0 and (end is None or end >= len(self.oids)):
+            return self  # the common case: the whole commit goes in one item
         return _Encoded(self.oids[start:end], self.states[start:end], self.changed[start:end])
 
 
@@ -195,13 +197,15 @@ class Outbox:
         if len(first) != 1 or props.count(first) != len(props):
             return None
         found = list(map(self._wire.get, objects))
-        if None in found:
+        try:
+            oids = list(map(_oid_of, found))
+        except AttributeError:  # an object no interest holds
             return None
         try:
             states = cast(_Exposed, found[0]).columns[first[0].key](objects)
         except (ValueError, TypeError):  # a value checks let through
             return None
-        return _Encoded(list(map(_oid_of, found)), states, changed)
+        return _Encoded(oids, states, changed)
 
     def _each(self, changed: list[tuple[NativeObject, Sequence[Prop]]]) -> _Encoded:
         """The changes of the exposed objects of a commit, encoded one by one: a value that

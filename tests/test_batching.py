@@ -256,7 +256,8 @@ Writes = dict[int, tuple[str, Any]]  # by object: the property set and its value
 
 class Writing(Component):
     """Self-driven: publishes ``count`` carriers, then commits once per entry of ``cycles``,
-    which says what each object sets; with an outbox holding an interest in them."""
+    which says what each object sets; with an outbox holding an interest in them. One more
+    carrier, the last of the objects, is published on a bus that no interest holds."""
 
     def __init__(self, impls: ModuleType, count: int, cycles: list[Writes]) -> None:
         self.impls = impls
@@ -271,8 +272,9 @@ class Writing(Component):
     def run(self, api: RunApi) -> None:
         outbox = Outbox(SENDER, api.bus_space.interests, self.send, 16 << 20)
         outbox.open(1, parse_query(f"SELECT carry.Carrier FROM {BUS}"))
-        carriers = [self.impls.Carrying(f"c{i}") for i in range(self.count)]
-        api.get_source(BUS).add(carriers)
+        carriers = [self.impls.Carrying(f"c{i}") for i in range(self.count + 1)]
+        api.get_source(BUS).add(carriers[:-1])
+        api.get_source("batching.unheld").add(carriers[-1])
         api.drain_inputs()
         api.commit()
         for writes in self.cycles:
@@ -315,12 +317,14 @@ def test_a_commit_that_changed_one_property_of_every_object_sends_each_change(
     cycles: list[Writes] = [
         {i: ("data", bytes([i]) * (i + 1)) for i in range(4)},
         {i: ("note", f"n{i}") for i in range(4)},
+        {i: ("note", f"m{i}") for i in range(5)},  # with the carrier no interest holds
         {0: ("data", b"zero"), 1: ("note", "one"), 3: ("data", b"\x03" * 4)},
         {2: ("data", b"two")},
     ]
     assert committed(carriers, cycles) == [
         {i: {"data": bytes([i]) * (i + 1)} for i in range(4)},
         {i: {"note": f"n{i}"} for i in range(4)},
+        {i: {"note": f"m{i}"} for i in range(4)},
         {0: {"data": b"zero"}, 1: {"note": "one"}},  # c3 set the value it had: no change
         {2: {"data": b"two"}},
     ]
