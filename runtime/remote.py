@@ -233,9 +233,9 @@ class Outbox:
         return _Encoded(oids, states, kept)
 
     def _place(self, time: int, encoded: _Encoded) -> None:
-        """A commit's changes into messages (under the lock): an item goes as soon as the
-        message holds ``_SOON`` bytes with it, so that Zenoh's threads write it while the next
-        is built."""
+        """A commit's changes into items of messages (under the lock), cut so that a message
+        goes as soon as it holds ``_SOON`` bytes: Zenoh's threads write it while the next one
+        is placed."""
         per_change = wire.Changes.PER_CHANGE
         ends = list(itertools.accumulate(map(per_change.__add__, map(len, encoded.states))))
         start, count = 0, len(ends)
