@@ -35,6 +35,7 @@ from sengen.runtime.meta import (
     StructMeta,
     TypeMeta,
     VariantMeta,
+    resolve_alias,
 )
 from sengen.runtime.values import Invalid, checker, enum_member
 
@@ -57,6 +58,7 @@ _FORMATS = {
 }
 _U32 = struct.Struct("<I")
 _U8 = struct.Struct("<B")
+_ALONE_BLOB = struct.Struct("<III")  # a change of one byte sequence alone: 1, its id, the size
 
 
 def _fixed(meta: TypeMeta) -> tuple[str, Callable[[Any], Any], Callable[[Any], Any]] | None:
@@ -509,19 +511,22 @@ def _alone_head(prop: PropertyMeta) -> bytes:
     return _U32.pack(1) + _U32.pack(member_id(prop.stl_name))
 
 
+def _byte_sequence(prop: PropertyMeta) -> SequenceMeta | None:
+    """The type of ``prop`` if it is a byte sequence (the common payload, encoded apart)."""
+    target = resolve_alias(prop.type)
+    return target if isinstance(target, SequenceMeta) and target.is_bytes else None
+
+
 def _alone_writer(prop: PropertyMeta) -> Callable[[Any], bytes | bytearray]:
     """What encodes, from an object's current value, the change of ``prop`` alone: one call per
-    changed object on the hot path of remote traffic, so a byte sequence (the common payload)
-    is written in two C calls."""
+    changed object on the hot path of remote traffic, so a byte sequence is written in two C
+    calls."""
     read = operator.attrgetter(prop.py_name)
     encode = codec(prop.type)[0]
-    target = prop.type
-    while isinstance(target, AliasMeta):
-        target = target.target
-    if isinstance(target, SequenceMeta) and target.is_bytes:
-        bound = target.max_size if target.max_size is not None else -1
-        pack = struct.Struct("<III").pack
-        member = member_id(prop.stl_name)
+    blob = _byte_sequence(prop)
+    if blob is not None:
+        bound = blob.max_size if blob.max_size is not None else -1
+        pack, member = _ALONE_BLOB.pack, member_id(prop.stl_name)
 
         def blob_alone(obj: Any) -> bytes:
             value = read(obj)
@@ -548,24 +553,21 @@ def _alone_column(
     """What encodes the changes of ``prop`` alone of many objects, one per object, as ``alone``
     (:func:`_alone_writer`) does each: for a commit that changed the same property of many
     objects. Byte sequences are encoded without a Python step per object."""
-    target = prop.type
-    while isinstance(target, AliasMeta):
-        target = target.target
-    if not (isinstance(target, SequenceMeta) and target.is_bytes):
+    blob = _byte_sequence(prop)
+    if blob is None:
         return lambda objects: list(map(alone, objects))
     read = operator.attrgetter(prop.py_name)
-    bound = target.max_size
-    pack, member = struct.Struct("<III").pack, member_id(prop.stl_name)
+    bound, member = blob.max_size, member_id(prop.stl_name)
     # The first bytes of a change by the size of the value (payloads tend to keep theirs).
     head: Callable[[int], bytes] = functools.lru_cache(maxsize=16)(
-        lambda size: pack(1, member, size)
+        lambda size: _ALONE_BLOB.pack(1, member, size)
     )
 
     def blob_column(objects: Sequence[Any]) -> list[bytes | bytearray]:
         values = list(map(read, objects))
         sizes = list(map(len, values))
         if bound is not None and sizes and max(sizes) > bound:
-            raise Invalid(f"{target.qualified_name} holds at most {bound} elements")
+            raise Invalid(f"{blob.qualified_name} holds at most {bound} elements")
         return list(map(operator.add, map(head, sizes), values))
 
     return blob_column
