@@ -114,7 +114,7 @@ def load_classes(base: Path) -> Classes:
     def carrier_update(self: Any, api: Any) -> None:
         # The count and the filler are kept, not parsed back out of ``data`` at every update,
         # and the count is an iterator, not an attribute assigned at every update (that pays
-        # the property-assignment guard, about 0.25 µs): the floor builds no value at all, so a
+        # the property-assignment guard, about 0.2 µs): the floor builds no value at all, so a
         # new value costs only what it must.
         self.set_next_data(next(self.sent).to_bytes(8, "little") + self.filler)
 
