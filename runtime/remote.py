@@ -80,7 +80,6 @@ class _Exposed(NamedTuple):
     oid: int
     codec: ClassCodec
     singles: dict[str, Callable[[Any], bytes | bytearray]]  # ``codec.singles``
-    columns: dict[str, Callable[[Sequence[Any]], list[bytes | bytearray]]]  # ``codec.columns``
     owner: Context
 
 
@@ -202,7 +201,7 @@ class Outbox:
         except AttributeError:  # an object no interest holds
             return None
         try:
-            states = cast(_Exposed, found[0]).columns[first[0].key](objects)
+            states = cast(_Exposed, found[0]).codec.columns[first[0].key](objects)
         except (ValueError, TypeError):  # a value checks let through
             return None
         return _Encoded(oids, states, changed)
@@ -311,7 +310,7 @@ class Outbox:
             owner = obj._ctx
             assert owner is not None  # an owner logs its registered objects
             codec = class_codec(obj.META)
-            self._wire[obj] = _Exposed(obj.id, codec, codec.singles, codec.columns, owner)
+            self._wire[obj] = _Exposed(obj.id, codec, codec.singles, owner)
             self._owners[owner] = self._owners.get(owner, 0) + 1
             self._exposed[obj.id] = obj
         if iid not in holders:
