@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import operator
 import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -547,28 +548,44 @@ def _alone_writer(prop: PropertyMeta) -> Callable[[Any], bytes | bytearray]:
     return alone
 
 
+# A column of changes: where each state ends, and the states, each ``sep`` then a piece of
+# ``pieces`` (so that states of one size share their first bytes and join at once).
+Column = tuple[Sequence[int], bytes, Sequence[bytes | bytearray]]
+
+
 def _alone_column(
     prop: PropertyMeta, alone: Callable[[Any], bytes | bytearray]
-) -> Callable[[Sequence[Any]], list[bytes | bytearray]]:
-    """What encodes the changes of ``prop`` alone of many objects, one per object, as ``alone``
+) -> Callable[[Sequence[Any]], Column]:
+    """What encodes the changes of ``prop`` alone of many objects (one at least), as ``alone``
     (:func:`_alone_writer`) does each: for a commit that changed the same property of many
-    objects. Byte sequences are encoded without a Python step per object."""
+    objects. Byte sequences are encoded without a Python step per object; values of one size
+    (payloads tend to keep theirs) are not even copied, their ends a ``range``."""
     blob = _byte_sequence(prop)
     if blob is None:
-        return lambda objects: list(map(alone, objects))
+
+        def column(objects: Sequence[Any]) -> Column:
+            states = list(map(alone, objects))
+            return list(itertools.accumulate(map(len, states))), b"", states
+
+        return column
     read = operator.attrgetter(prop.py_name)
     bound, member = blob.max_size, member_id(prop.stl_name)
-    # The first bytes of a change by the size of the value (payloads tend to keep theirs).
     head: Callable[[int], bytes] = functools.lru_cache(maxsize=16)(
         lambda size: _ALONE_BLOB.pack(1, member, size)
     )
 
-    def blob_column(objects: Sequence[Any]) -> list[bytes | bytearray]:
+    def blob_column(objects: Sequence[Any]) -> Column:
         values = list(map(read, objects))
         sizes = list(map(len, values))
-        if bound is not None and sizes and max(sizes) > bound:
+        if bound is not None and max(sizes) > bound:
             raise Invalid(f"{blob.qualified_name} holds at most {bound} elements")
-        return list(map(operator.add, map(head, sizes), values))
+        size = sizes[0]
+        if sizes.count(size) == len(sizes):
+            sep = head(size)
+            step = len(sep) + size
+            return range(step, step * len(sizes) + 1, step), sep, values
+        states = list(map(operator.add, map(head, sizes), values))
+        return list(itertools.accumulate(map(len, states))), b"", states
 
     return blob_column
 

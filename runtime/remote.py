@@ -29,7 +29,7 @@ from typing import Any, NamedTuple, cast
 
 from sengen.runtime import wire
 from sengen.runtime.calls import Call
-from sengen.runtime.codec import ClassCodec, class_codec
+from sengen.runtime.codec import ClassCodec, Column, class_codec
 from sengen.runtime.context import Context
 from sengen.runtime.describe import describe
 from sengen.runtime.discovery import Delivery, Discovery, Interests, LogRecord, Subscription
@@ -45,9 +45,10 @@ _log = logging.getLogger("sengen.transport")
 Send = Callable[[bytes, Callable[[], str]], object]
 # A handle settles the changes it holds into its state once it holds this many.
 _SETTLE_AT = 64
-# A message goes once it holds this much, even within a commit: Zenoh's own batches are of this
-# size, and its threads then write while the commit goes on (in bench/transport.py, commits of
-# 100 changes of 4 KiB went out 1.5 times as fast so as in one message of 400 KiB each).
+# A message goes before it would pass this much, and a longer commit is cut into messages of
+# this much: Zenoh's own batches are of this size, and its threads then write while the commit
+# goes on (in bench/transport.py, commits of 100 changes of 4 KiB went out 1.5 times as fast so
+# as in one message of 400 KiB each).
 _SOON = 1 << 16
 
 
@@ -83,18 +84,42 @@ class _Exposed(NamedTuple):
     owner: Context
 
 
+Changed = Sequence[tuple[NativeObject, Sequence[Prop]]]  # a commit's changes, as owners list them
+
+
 class _Encoded(NamedTuple):
-    """Changes of a commit, encoded: their objects' ids, their states, and what changed (to
-    name a change in a log line), in the same order."""
+    """Changes of a commit, encoded as the columns of ``wire.Changes``: their objects' ids
+    (packed), where each state ends (a ``range`` when they are of one size), their states (each
+    ``sep`` then a piece, ``codec.Column``); and what changed (to name a change in a log line),
+    in the same order."""
 
-    oids: list[int]
-    states: list[bytes | bytearray]
-    changed: Sequence[tuple[NativeObject, Sequence[Prop]]]
+    ids: bytes
+    ends: Sequence[int]
+    sep: bytes
+    pieces: Sequence[bytes | bytearray]
+    changed: Changed
 
-    def part(self, start: int, end: int | None = None) -> _Encoded:
-        if start == 0 and (end is None or end >= len(self.oids)):
-            return self  # the common case: the whole commit goes in one item
-        return _Encoded(self.oids[start:end], self.states[start:end], self.changed[start:end])
+    def part(self, start: int, end: int) -> _Encoded:
+        """Changes ``start`` to ``end`` alone."""
+        ends = self.ends
+        part: Sequence[int]
+        if type(ends) is range:
+            part = range(ends.step, ends.step * (end - start) + 1, ends.step)
+        else:
+            base = ends[start - 1] if start else 0
+            part = [e - base for e in ends[start:end]]
+        ids, pieces = self.ids[8 * start : 8 * end], self.pieces[start:end]
+        return _Encoded(ids, part, self.sep, pieces, self.changed[start:end])
+
+
+class _Alike(NamedTuple):
+    """An owner's last commit that changed one property of exposed objects alike: the next is
+    likely the same objects again, then their ids and column are known."""
+
+    changed: Changed
+    objects: Sequence[NativeObject]
+    ids: bytes
+    column: Callable[[Sequence[NativeObject]], Column]
 
 
 _oid_of = operator.attrgetter("oid")
@@ -131,10 +156,11 @@ class Outbox:
         self._subscriptions: dict[int, Subscription] = {}
         self._holders: dict[NativeObject, list[int]] = {}  # which interests hold an object
         self._exposed: dict[int, NativeObject] = {}  # by object id: what calls may reach
-        # What a change of an exposed object needs, found once per object: its id, packed and
-        # not, its class's codec and its owner.
+        # What a change of an exposed object needs, found once per object: its id, its class's
+        # codec and its owner.
         self._wire: dict[NativeObject, _Exposed] = {}
         self._owners: dict[Context, int] = {}  # how many exposed objects each owner has
+        self._last: dict[Context, _Alike] = {}  # each owner's last alike commit, while exposed
         self._described: set[ClassMeta] = set()  # classes whose description went already
         self._lock = threading.Lock()
 
@@ -170,25 +196,36 @@ class Outbox:
 
     # -- the owners' commits (their threads) --------------------------------------------------
 
-    def changes(
-        self, owner: Context, time: int, changed: list[tuple[NativeObject, Sequence[Prop]]]
-    ) -> bool:
+    def changes(self, owner: Context, time: int, changed: Changed) -> bool:
         """The exposed objects that changed, one copy whatever the interests holding them, as
         one :class:`~sengen.runtime.wire.Changes` item (or more, should they not fit in one
         message). The hot path of remote traffic."""
         with self._lock:
             if not self._owners.get(owner):
                 return False
-            encoded = self._alike(changed) or self._each(changed)
-            if encoded.states:
+            encoded = self._alike(owner, changed) or self._each(changed)
+            if encoded.ends:
                 self._place(time, encoded)
         return True
 
-    def _alike(self, changed: list[tuple[NativeObject, Sequence[Prop]]]) -> _Encoded | None:
+    def _alike(self, owner: Context, changed: Changed) -> _Encoded | None:
         """A commit in which every object is exposed and changed the same one property (objects
         of one class updated alike, the common case), encoded without a Python step per object;
         None for any other commit, or when a value fails: then each is encoded alone, and the
         one that fails is named."""
+        last = self._last.get(owner)
+        if last is None or changed != last.changed:  # objects and Props: by identity
+            last = self._alike_of(changed)
+            if last is None:
+                return None
+            self._last[owner] = last
+        try:
+            ends, sep, pieces = last.column(last.objects)
+        except (ValueError, TypeError):  # a value checks let through
+            return None
+        return _Encoded(last.ids, ends, sep, pieces, changed)
+
+    def _alike_of(self, changed: Changed) -> _Alike | None:
         if not changed:
             return None
         objects, props = zip(*changed, strict=True)
@@ -200,13 +237,10 @@ class Outbox:
             oids = list(map(_oid_of, found))
         except AttributeError:  # an object no interest holds
             return None
-        try:
-            states = cast(_Exposed, found[0]).codec.columns[first[0].key](objects)
-        except (ValueError, TypeError):  # a value checks let through
-            return None
-        return _Encoded(oids, states, changed)
+        column = cast(_Exposed, found[0]).codec.columns[first[0].key]
+        return _Alike(list(changed), objects, wire.pack_ids(oids), column)
 
-    def _each(self, changed: list[tuple[NativeObject, Sequence[Prop]]]) -> _Encoded:
+    def _each(self, changed: Changed) -> _Encoded:
         """The changes of the exposed objects of a commit, encoded one by one: a value that
         fails is logged and left out."""
         exposed = self._wire
@@ -229,34 +263,40 @@ class Outbox:
             oids.append(found.oid)
             states.append(state)
             kept.append(change)
-        return _Encoded(oids, states, kept)
+        ends = list(itertools.accumulate(map(len, states)))
+        return _Encoded(wire.pack_ids(oids), ends, b"", states, kept)
 
     def _place(self, time: int, encoded: _Encoded) -> None:
-        """A commit's changes into items of messages (under the lock), cut so that a message
-        goes as soon as it holds ``_SOON`` bytes: Zenoh's threads write it while the next one
-        is placed."""
-        per_change = wire.Changes.PER_CHANGE
-        ends = list(itertools.accumulate(map(per_change.__add__, map(len, encoded.states))))
-        start, count = 0, len(ends)
+        """A commit's changes into items of messages (under the lock). A message goes before it
+        would pass ``_SOON`` bytes: Zenoh's threads write it while the next one is placed. A
+        commit longer than that on its own is cut into items that fill a message each; a
+        single change longer than a message can hold is logged and not sent (:meth:`_placed`)."""
+        per_change, count = wire.Changes.PER_CHANGE, len(encoded.ends)
+        size = wire.Changes.FIXED + per_change * count + encoded.ends[-1]
+        if len(self._message) + size > self._soon and len(self._message) > len(self._header):
+            self._flush()
+        if len(self._message) + size <= self._soon:
+            self._changes(time, encoded)
+            return
+        # What the changes before each index take in an item, beyond its fixed part.
+        taken = [0, *(end + per_change * i for i, end in enumerate(encoded.ends, 1))]
+        start = 0
         while start < count:
             room = self._soon - len(self._message) - wire.Changes.FIXED
-            base = ends[start - 1] if start else 0
-            end = min(bisect.bisect_left(ends, base + room, start) + 1, count)
+            end = bisect.bisect_right(taken, taken[start] + room, start + 1) - 1
+            if end == start:  # not one more change fits in this message
+                if len(self._message) > len(self._header):
+                    self._flush()
+                    continue
+                end = start + 1
             self._changes(time, encoded.part(start, end))
             start = end
 
     def _changes(self, time: int, encoded: _Encoded) -> None:
-        """Changes of a commit as an item of the message (under the lock). Changes that could
-        never fit in a message are cut in two until they do, down to a single change, which is
-        then logged and not sent."""
-        oids, states, changed = encoded
-        if len(states) > 1 and len(self._header) + wire.Changes.size_of(states) > self._room:
-            half = len(states) // 2
-            self._changes(time, encoded.part(0, half))
-            self._changes(time, encoded.part(half))
-            return
-        what = functools.partial(_changed_what, changed) if len(changed) == 1 else _a_commit
-        self._add(wire.item_of(wire.Changes.KIND, wire.Changes.body_of(time, oids, states)), what)
+        """Changes of a commit as an item of the message (under the lock)."""
+        ids, ends, sep, pieces, changed = encoded
+        what = functools.partial(_changed_what, changed) if len(ends) == 1 else _a_commit
+        self._add(wire.Changes.item_head(time, ids, ends) + sep, what, sep.join(pieces))
 
     def events(
         self,
@@ -338,10 +378,13 @@ class Outbox:
                 self._forget(obj)
         self._add(wire.Removed(self.sender, iid, oid).item(), lambda: obj._address)
 
-    def _add(self, item: bytes, what: Callable[[], str]) -> None:
-        """An item of the message being built (under the lock)."""
+    def _add(self, item: bytes, what: Callable[[], str], tail: bytes = b"") -> None:
+        """An item of the message being built (under the lock); ``tail`` is the rest of it,
+        appended apart so that it is not copied into ``item`` first."""
         start = len(self._message)
         self._message += item
+        if tail:
+            self._message += tail
         if len(self._message) >= self._soon:
             self._placed(start, what)
 
@@ -376,6 +419,7 @@ class Outbox:
         del self._holders[obj]
         found = self._wire.pop(obj)
         self._exposed.pop(found.oid, None)
+        self._last.pop(found.owner, None)  # it may hold ``obj``
         left = self._owners[found.owner] - 1
         if left:
             self._owners[found.owner] = left

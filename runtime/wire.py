@@ -217,19 +217,20 @@ class Changes(_Frame):
     states: tuple[bytes, ...]
 
     def body(self) -> bytes:
-        return Changes.body_of(self.time, self.oids, self.states)
+        ends = list(itertools.accumulate(map(len, self.states)))
+        head = Changes.item_head(self.time, pack_ids(self.oids), ends)
+        return head[ITEM_HEAD:] + b"".join(self.states)
 
     @staticmethod
-    def body_of(time: int, oids: Sequence[int], states: Sequence[bytes | bytearray]) -> bytes:
-        """The body from its columns: the state of each of ``oids``, in order."""
-        count = len(states)
-        ends = _ends(count).pack(*itertools.accumulate(map(len, states)))
-        return _CHANGES_HEAD.pack(time, count) + _ids(count).pack(*oids) + ends + b"".join(states)
-
-    @staticmethod
-    def size_of(states: Sequence[bytes | bytearray]) -> int:
-        """The bytes of the item of the changes to ``states``."""
-        return Changes.FIXED + Changes.PER_CHANGE * len(states) + sum(map(len, states))
+    def item_head(time: int, ids: bytes, ends: Sequence[int]) -> bytes:
+        """The item of a commit's changes up to their states, which follow it (``ends[-1]``
+        bytes): the item's head, then the time, the count, the object ids packed
+        (:func:`pack_ids`) and where each state ends. A writer appends the states itself, so
+        they are not copied once more into the item."""
+        count = len(ends)
+        size = _CHANGES_HEAD.size + len(ids) + 4 * count + (ends[-1] if count else 0)
+        packed = _packed_range(ends) if type(ends) is range else _ends(count).pack(*ends)
+        return _ITEM.pack(Changes.KIND, size) + _CHANGES_HEAD.pack(time, count) + ids + packed
 
     @staticmethod
     def split(data: bytes, start: int, end: int) -> tuple[int, tuple[int, ...], Iterator[bytes]]:
@@ -265,6 +266,17 @@ def _ids(count: int) -> struct.Struct:
 @functools.lru_cache(maxsize=64)
 def _ends(count: int) -> struct.Struct:
     return struct.Struct(f"<{count}I")
+
+
+@functools.lru_cache(maxsize=64)
+def _packed_range(ends: range) -> bytes:
+    """The ends of states of one size (a range), packed: commits of equal payloads repeat them."""
+    return _ends(len(ends)).pack(*ends)
+
+
+def pack_ids(oids: Sequence[int]) -> bytes:
+    """Object ids as the ids column of :class:`Changes`."""
+    return _ids(len(oids)).pack(*oids)
 
 
 @dataclass(frozen=True, slots=True)
@@ -468,7 +480,7 @@ class Batch(_Frame):
     @staticmethod
     def header(sender: str) -> bytes:
         """The start of a batch message, to which items are appended (:meth:`_Frame.item`,
-        :meth:`Changes.body_of`)."""
+        :meth:`Changes.item_head`)."""
         return _header(Batch.KIND, sender)
 
     def items(self) -> Iterator[tuple[int, int, int]]:

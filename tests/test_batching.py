@@ -5,6 +5,7 @@ changes (only the latest value of each property is decoded, at the drain)."""
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 from collections.abc import Iterator
@@ -86,7 +87,12 @@ def test_changes_are_split_in_place_in_the_order_of_their_objects() -> None:
     time, oids, states = wire.Changes.split(body, 3, len(body))
     assert (time, oids, list(states)) == (-5, (7, 1 << 63, 2), [b"st", b"", b"xyz"])
     assert wire.decode(changes.encode()) == changes
-    assert len(changes.item()) == wire.Changes.size_of(changes.states)
+    ids = wire.pack_ids(changes.oids)
+    assert wire.Changes.item_head(-5, ids, [2, 2, 5]) + b"stxyz" == changes.item()
+    # States of one size: their ends as a range are packed as the same list would be.
+    assert wire.Changes.item_head(1, ids, range(4, 13, 4)) == wire.Changes.item_head(
+        1, ids, [4, 8, 12]
+    )
 
 
 def _body(count: int, oids: bytes, ends: bytes, states: bytes) -> bytes:
@@ -259,10 +265,19 @@ class Writing(Component):
     which says what each object sets; with an outbox holding an interest in them. One more
     carrier, the last of the objects, is published on a bus that no interest holds."""
 
-    def __init__(self, impls: ModuleType, count: int, cycles: list[Writes]) -> None:
+    def __init__(
+        self,
+        impls: ModuleType,
+        count: int,
+        cycles: list[Writes],
+        where: str = "",
+        limit: int = 16 << 20,
+    ) -> None:
         self.impls = impls
         self.count = count
         self.cycles = cycles
+        self.where = where
+        self.limit = limit
         self.messages: list[bytes] = []
 
     def send(self, data: bytes, what: Any) -> bool:
@@ -270,8 +285,8 @@ class Writing(Component):
         return True
 
     def run(self, api: RunApi) -> None:
-        outbox = Outbox(SENDER, api.bus_space.interests, self.send, 16 << 20)
-        outbox.open(1, parse_query(f"SELECT carry.Carrier FROM {BUS}"))
+        outbox = Outbox(SENDER, api.bus_space.interests, self.send, self.limit)
+        outbox.open(1, parse_query(f"SELECT carry.Carrier FROM {BUS} {self.where}"))
         carriers = [self.impls.Carrying(f"c{i}") for i in range(self.count + 1)]
         api.get_source(BUS).add(carriers[:-1])
         api.get_source("batching.unheld").add(carriers[-1])
@@ -286,26 +301,34 @@ class Writing(Component):
         api.request_kernel_stop(0)
 
 
-def committed(carriers: ModuleType, cycles: list[Writes]) -> list[dict[int, dict[str, Any]]]:
-    """What each commit after the publication sent, decoded: by object (in the order of the
-    publication), the changed properties."""
-    component = Writing(carriers, 4, cycles)
+def written(component: Writing) -> list[list[tuple[int, dict[str, Any]]]]:
+    """Run ``component``; what each of its messages sent, decoded: the changes, each as the
+    object (by order of publication) and its changed properties, in order."""
     kernel = Kernel(load_config_text("kernel: {appName: carrying}\n"), [("c", component, 1)])
     assert kernel.run(Duration.parse("20 s")) == 0
-    first, *later = [frames_of(m) for m in component.messages]
-    order = {f.oid: i for i, f in enumerate(first) if isinstance(f, wire.Added)}
-    codec = class_codec(carriers.Carrying.META)
-    sent = []
-    for frames in later:
-        (changes,) = frames
-        assert isinstance(changes, wire.Changes)
-        sent.append(
-            {
-                order[oid]: codec.decode_properties(state)
-                for oid, state in zip(changes.oids, changes.states, strict=True)
-            }
-        )
-    return sent
+    frames = [frames_of(m) for m in component.messages]
+    added = [f.oid for f in itertools.chain(*frames) if isinstance(f, wire.Added)]
+    order = {oid: i for i, oid in enumerate(added)}
+    codec = class_codec(component.impls.Carrying.META)
+    return [
+        [
+            (order[oid], codec.decode_properties(state))
+            for f in message
+            if isinstance(f, wire.Changes)
+            for oid, state in zip(f.oids, f.states, strict=True)
+        ]
+        for message in frames
+    ]
+
+
+def committed(
+    carriers: ModuleType, cycles: list[Writes], where: str = ""
+) -> list[dict[int, dict[str, Any]]]:
+    """What each commit after the publication sent, decoded: by object (in the order of the
+    publication), the changed properties."""
+    first, *later = written(Writing(carriers, 4, cycles, where))
+    assert first == []
+    return [dict(changes) for changes in later]
 
 
 def test_a_commit_that_changed_one_property_of_every_object_sends_each_change(
@@ -328,6 +351,43 @@ def test_a_commit_that_changed_one_property_of_every_object_sends_each_change(
         {0: {"data": b"zero"}, 1: {"note": "one"}},  # c3 set the value it had: no change
         {2: {"data": b"two"}},
     ]
+
+
+def test_an_object_that_stopped_matching_is_left_out_of_the_next_commit_alike(
+    carriers: ModuleType,
+) -> None:
+    """The objects of a commit that changed one property alike are found once while the same
+    objects change again; one that an interest stops holding meanwhile is not sent."""
+    cycles: list[Writes] = [
+        {i: ("data", bytes([i]) * 2) for i in range(4)},
+        {i: ("data", bytes([i]) * 3) for i in range(4)},
+        {0: ("note", "out"), 1: ("data", b"mixed")},  # not alike: the objects above stay found
+        {i: ("data", bytes([i]) * 4) for i in range(4)},
+    ]
+    assert committed(carriers, cycles, where="WHERE note != 'out'") == [
+        {i: {"data": bytes([i]) * 2} for i in range(4)},
+        {i: {"data": bytes([i]) * 3} for i in range(4)},
+        {0: {"note": "out"}, 1: {"data": b"mixed"}},
+        {i: {"data": bytes([i]) * 4} for i in range(1, 4)},
+    ]
+
+
+@pytest.mark.parametrize("sizes", ["one size", "different sizes"])
+def test_a_commit_alike_over_a_message_is_cut_into_messages_in_order(
+    carriers: ModuleType, sizes: str
+) -> None:
+    def payload(i: int, cycle: int) -> bytes:
+        return bytes([cycle]) * (8 if sizes == "one size" else 1 + (i + cycle) % 8)
+
+    count, limit = 120, 1500  # a message holds about 45 changes of 8 bytes
+    cycles: list[Writes] = [{i: ("data", payload(i, c)) for i in range(count)} for c in (1, 2)]
+    component = Writing(carriers, count, cycles, limit=limit)
+    messages = written(component)
+    room = limit - wire.envelope(SENDER)  # what a step stamp may need besides
+    assert max(len(m) for m in component.messages) <= room + len(wire.Batch.header(SENDER))
+    sent = [change for message in messages for change in message]
+    assert sent == [(i, {"data": payload(i, c)}) for c in (1, 2) for i in range(count)]
+    assert sum(1 for changes in messages if changes) >= 2 * 3  # three messages a commit at least
 
 
 def test_with_checks_off_a_value_that_cannot_be_encoded_is_left_out_alone(

@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -154,6 +155,32 @@ def test_a_change_of_one_property_alone_reads_the_object_and_encodes_it_by_name(
     several = [gauge._PROPS["blob"], gauge._PROPS["reading"]]
     state = wire.changed_state(gauge, several)
     assert wire.decode_properties(bytes(state)) == {"blob": b"", "reading": 0.0}
+
+
+def test_a_column_of_changes_is_each_objects_change_joined(tree: Tree) -> None:
+    """``columns``, what a commit that changed the same property of many objects sends: each
+    object's change as ``singles`` encodes it, joined, and where each one ends; for every kind
+    of property, and for byte sequences of one size (joined at once, their ends a range) and
+    of different sizes."""
+    d = tree.devices
+    wire = ClassCodec(d.Gauge.META)
+    gauges = [d.GaugeBase(f"g{i}", serial=f"S-{i}", gain=0.5) for i in range(3)]
+    props = gauges[0]._PROPS
+
+    def same_as_singles(key: str) -> Sequence[int]:
+        ends, sep, pieces = wire.columns[key](gauges)
+        states = [bytes(wire.singles[key](g)) for g in gauges]
+        assert [sep + piece for piece in pieces] == states, key
+        assert list(ends) == list(itertools.accumulate(map(len, states))), key
+        return ends
+
+    for prop in d.Gauge.META.all_properties:
+        same_as_singles(prop.py_name)
+    for gauge, blob in zip(gauges, (b"ab", b"cd", b"ef"), strict=True):
+        props["blob"].set(gauge, blob)
+    assert isinstance(same_as_singles("blob"), range)
+    props["blob"].set(gauges[1], b"")
+    assert not isinstance(same_as_singles("blob"), range)
 
 
 @pytest.mark.parametrize(
