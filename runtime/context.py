@@ -60,6 +60,10 @@ class Context:
         # thread got there first (the canonical order of runtime.md §5.1).
         self.order = OUTSIDE - 1  # the runner index; what this context sends sorts by it
         self._queues: tuple[dict[int, Lane], ...] = tuple({} for _ in range(4))
+        # Every lane in the order a drain runs them (kind, then sender), replaced whole when a
+        # lane is added (rarely: once per kind and sender), so a drain never sorts.
+        self._lanes: list[Lane] = []
+        self._lanes_lock = threading.Lock()
         self._dirty: list[NativeObject] = []
         self._emissions: list[tuple[NativeObject, EventMeta, tuple[Any, ...]]] = []
         self._sends: list[Callable[[], None]] = []
@@ -123,11 +127,20 @@ class Context:
         """The lane of ``kind`` that work sent from the calling thread's component goes to."""
         sender = getattr(_current, "context", None)
         key = OUTSIDE if sender is None else sender.order
-        lanes = self._queues[kind]
-        found = lanes.get(key)
+        found = self._queues[kind].get(key)
         if found is None:
-            found = lanes.setdefault(key, deque())
+            found = self._add_lane(kind, key)
         return found
+
+    def _add_lane(self, kind: int, key: int) -> Lane:
+        # Under a lock: two senders adding lanes at once must not each leave out the other's.
+        with self._lanes_lock:
+            lanes = self._queues[kind]
+            found = lanes.get(key)
+            if found is None:
+                found = lanes[key] = deque()
+                self._lanes = [queue[k] for queue in self._queues for k in sorted(queue)]
+            return found
 
     def post(self, function: Callable[..., Any], *args: Any) -> None:
         """Queue a call (or kernel work) for the next drain; safe from any thread. Dropped
@@ -177,14 +190,12 @@ class Context:
     def _oldest_droppable(self) -> Callable[[], None] | None:
         """Remove the oldest droppable entry; returns its drop action (a no-op if it has
         none), or None when every queued item must be kept."""
-        for lanes in self._queues:
-            for key in sorted(lanes):
-                queue = lanes[key]
-                entry = next((e for e in queue if id(e) in self._droppable), None)
-                if entry is not None:
-                    queue.remove(entry)
-                    action = self._droppable.pop(id(entry))
-                    return action if action is not None else _nothing
+        for queue in self._lanes:
+            entry = next((e for e in queue if id(e) in self._droppable), None)
+            if entry is not None:
+                queue.remove(entry)
+                action = self._droppable.pop(id(entry))
+                return action if action is not None else _nothing
         return None
 
     def _dropped(self, action: Callable[[], None] | None) -> None:
@@ -204,7 +215,7 @@ class Context:
 
     def pending(self) -> int:
         """How many items wait for the next drain."""
-        return sum(len(lane) for lanes in self._queues for lane in list(lanes.values()))
+        return sum(map(len, self._lanes))
 
     def drain(self) -> None:
         """Refresh proxies, then run the work queue (:meth:`refresh`, :meth:`run_queue`)."""
@@ -221,12 +232,7 @@ class Context:
     def run_queue(self) -> None:
         """Run the queue as a snapshot, kind by kind: work that arrives meanwhile waits for the
         next drain."""
-        plan = [
-            (lane, len(lane))
-            for lanes in self._queues
-            for lane in [lanes[key] for key in sorted(lanes)]
-            if lane
-        ]
+        plan = [(lane, len(lane)) for lane in self._lanes if lane]
         bounded = self._droppable
         for queue, count in plan:
             for _ in range(count):
@@ -311,6 +317,5 @@ class Context:
     def stop(self) -> None:
         """Stop accepting work: later posts are dropped (runtime.md §3.12)."""
         self.running = False
-        for lanes in self._queues:
-            for lane in list(lanes.values()):
-                lane.clear()
+        for lane in self._lanes:
+            lane.clear()

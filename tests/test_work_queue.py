@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 from typing import Any
 
 import pytest
@@ -100,3 +101,33 @@ def test_a_dropped_best_effort_call_fails_its_caller() -> None:
     owner.drain()
     caller.drain()
     assert calls[0].result() == 1
+
+
+def test_work_of_several_senders_runs_in_their_runner_order_and_none_is_lost() -> None:
+    """Per kind, one lane per sending component, run in the senders' runner order whatever
+    the order they posted in (runtime.md §5.1); senders adding their lanes at once, from
+    their own threads, each find theirs run."""
+    target = Context("target")
+    senders = [Context(f"s{i}") for i in range(8)]
+    for order, sender in zip((5, 3, 7, 1, 6, 0, 4, 2), senders, strict=True):
+        sender.order = order
+    log: list[tuple[str, int]] = []
+    start = threading.Barrier(len(senders))
+
+    def send(sender: Context) -> None:
+        with sender.active():
+            start.wait(timeout=10)
+            target.post_kind(EVENTS, log.append, ("event", sender.order))
+            target.post(log.append, ("call", sender.order))
+
+    threads = [threading.Thread(target=send, args=(s,)) for s in senders]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert not any(t.is_alive() for t in threads)
+    target.post(log.append, ("call", -1))  # from outside any component: after all senders
+    assert target.pending() == 17
+    target.drain()
+    orders = list(range(8))
+    assert log == [("call", n) for n in orders] + [("call", -1)] + [("event", n) for n in orders]
