@@ -298,9 +298,11 @@ def test_a_stopped_peer_is_lost_after_its_lease_and_comes_back_with_a_fresh_snap
         sleeper.stop()
     assert code == 0 and probe.done, events
     (added, _, first), (removed, gone_at, last), (again, _, fresh) = events[:3]
-    assert (added, removed, again) == ("+", "-", "+")
-    assert gone_at - seen["stopped"] < 1.0 + 1.0  # the lease plus a second
-    assert fresh > last >= first  # a new snapshot, not the stale state
+    assert (added, removed, again) == ("+", "-", "+"), events
+    # The lease (1 s) plus the grace and slack for a loaded machine: far below Zenoh's default
+    # 10 s lease, so the configured one is what declared the loss.
+    assert gone_at - seen["stopped"] < 1.0 + 2.0, (gone_at - seen["stopped"], events)
+    assert fresh > last >= first, events  # a new snapshot, not the stale state
 
 
 def test_ten_thousand_confirmed_events_arrive_in_order_and_the_final_value_is_right(
