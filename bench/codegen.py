@@ -163,13 +163,13 @@ PROPS_F64 = ("f0", "f1", "f2", "f3", "f4")
 
 
 def make_fixture(module: Any) -> Fixture:
-    from sengen import runtime
+    from sengen.runtime.objects.context import Context
 
     probe = type("BenchProbe", (module.ProbeBase,), {"__slots__": ()})
-    ctx = runtime.Context("bench")
+    ctx = Context("bench")
     obj = probe("probe")
     obj._bind(ctx, "local.bench", 0)
-    reader = runtime.Context("reader")
+    reader = Context("reader")
     proxy = module.ProbeLocalProxy(obj, reader)
     received: list[int] = []
     return Fixture(module, ctx, obj, proxy, received)
@@ -640,7 +640,7 @@ class Figure:
 def measure(case: Case, fx: Fixture, repeats: int, budget: float) -> list[Figure]:
     """Min of ``repeats`` timed runs of each side: the sengen path with checks on, with checks
     off and the floor take turns, so that all three see the same moments of the machine."""
-    from sengen import runtime
+    from sengen.runtime import set_checks
 
     collecting = gc.isenabled()
     gc.disable()  # as timeit does: a collection landing in one timed run is noise
@@ -651,12 +651,12 @@ def measure(case: Case, fx: Fixture, repeats: int, budget: float) -> list[Figure
         best_floor = float("inf")
         for _ in range(repeats):
             for checks in (True, False):
-                runtime.set_checks(checks)
+                set_checks(checks)
                 best[checks] = min(best[checks], measured(n_measured) / n_measured)
-            runtime.set_checks(True)
+            set_checks(True)
             best_floor = min(best_floor, floor(n_floor) / n_floor)
     finally:
-        runtime.set_checks(True)
+        set_checks(True)
         if collecting:
             gc.enable()
     scale = 1e9 / case.per
@@ -669,19 +669,19 @@ def runtime_benchmark(fx: Fixture, repeats: int, budget: float) -> list[Figure]:
 
 def profile(fx: Fixture, budget: float) -> str:
     """cProfile of each sengen path, by own time (the profiler inflates small calls evenly)."""
-    from sengen import runtime
+    from sengen.runtime import set_checks
 
     out = io.StringIO()
     for case in CASES[2:5]:
         for checks in (True, False):
-            runtime.set_checks(checks)
+            set_checks(checks)
             loop = case.sengen(fx)
             loops = calibrate(loop, budget)
             profiler = cProfile.Profile()
             profiler.enable()
             loop(loops)
             profiler.disable()
-            runtime.set_checks(True)
+            set_checks(True)
             out.write(f"\n== {case.label}, checks {'on' if checks else 'off'}: {loops} loops\n")
             stats = pstats.Stats(profiler, stream=out)
             stats.strip_dirs().sort_stats("tottime").print_stats(14)

@@ -54,9 +54,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sengen.runtime.config import load_config_text
-from sengen.runtime.kernel import Kernel
-from sengen.runtime.runner import RunApi
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel
+from sengen.runtime.kernel.runner import RunApi
 
 import sengen
 

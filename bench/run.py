@@ -8,9 +8,10 @@ Figures:
 
 * cold: the workload in a fresh interpreter, ``import sengen`` and the grammar load included
   (with Lark's grammar cache as a user has it after the first run, and with an empty cache);
-* warm: best of N in-process repetitions, split into lexing (``sengen.lexer.tokenize``), parsing
-  (Lark: ``sengen.parser.parse`` minus its tokenize), comment attachment and resolution (the rest
-  of ``sengen.load``: reading files, imports, resolution, the model), and the per-file mean;
+* warm: best of N in-process repetitions, split into lexing (``sengen.stl.lexer.tokenize``), parsing
+  (Lark: ``sengen.stl.parser.parse`` minus its tokenize), comment attachment and resolution
+  (the rest of ``sengen.load``: reading files, imports, resolution, the model), and the
+  per-file mean;
 * ``sengen check`` over the §11.3 main run as one command: wall time including interpreter start,
   best of 3.
 
@@ -98,10 +99,10 @@ def cold_child() -> None:
     """Runs in the fresh interpreter: times import, grammar load and the workload, prints JSON."""
     runs = workload()
     start = time.perf_counter()
-    import sengen.parser
+    import sengen.stl.parser
 
     imported = time.perf_counter()
-    sengen.parser.grammar_parser()
+    sengen.stl.parser.grammar_parser()
     grammar = time.perf_counter()
     parsed = load_workload(runs)
     end = time.perf_counter()
@@ -141,7 +142,7 @@ def cold(empty_grammar_cache: bool) -> dict[str, float]:
 @dataclass
 class Phases:
     lex: float = 0.0
-    parse: float = 0.0  # sengen.parser.parse, tokenize included
+    parse: float = 0.0  # sengen.stl.parser.parse, tokenize included
     attach: float = 0.0
     total: float = 0.0
     parsed: int = 0
@@ -150,9 +151,10 @@ class Phases:
 
 @contextlib.contextmanager
 def instrumented(phases: Phases) -> Iterator[None]:
-    """Wrap tokenize (as sengen.parser calls it), parse and attach (as sengen.loader calls them)."""
-    import sengen.loader
-    import sengen.parser
+    """Wrap tokenize (as sengen.stl.parser calls it), parse and attach (as sengen.stl.loader
+    calls them)."""
+    import sengen.stl.loader
+    import sengen.stl.parser
 
     def timed(func: Callable[..., Any], slot: str) -> Callable[..., Any]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -167,9 +169,9 @@ def instrumented(phases: Phases) -> Iterator[None]:
 
     # (module, global name, phase): the names as the calling module looks them up.
     targets = [
-        (sengen.parser, "tokenize", "lex"),
-        (sengen.loader, "parse", "parse"),
-        (sengen.loader, "attach", "attach"),
+        (sengen.stl.parser, "tokenize", "lex"),
+        (sengen.stl.loader, "parse", "parse"),
+        (sengen.stl.loader, "attach", "attach"),
     ]
     originals = [(module, name, getattr(module, name)) for module, name, _ in targets]
     for module, name, slot in targets:
@@ -268,9 +270,9 @@ def benchmark(repeat: int, command_repeat: int) -> int:
         row("cold: the same with an empty Lark grammar cache", uncached["total"]),
         row("  grammar load (built from stl.lark)", uncached["grammar"]),
         row(f"warm: parse+resolve all, best of {repeat} in-process", best, WARM_GOAL_MS),
-        row("  lexing (sengen.lexer.tokenize)", phases.lex) + share(phases.lex, phases.total),
+        row("  lexing (sengen.stl.lexer.tokenize)", phases.lex) + share(phases.lex, phases.total),
         row("  parsing (Lark: parse minus tokenize)", lark) + share(lark, phases.total),
-        row("  comment attachment (sengen.comments.attach)", phases.attach)
+        row("  comment attachment (sengen.stl.comments.attach)", phases.attach)
         + share(phases.attach, phases.total),
         row("  resolution (rest of load: reading, imports, model)", resolution)
         + share(resolution, phases.total),

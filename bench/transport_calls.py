@@ -15,8 +15,8 @@ from typing import Any
 
 import zenoh
 from sengen.runtime import set_checks
-from sengen.runtime.component import Component
-from sengen.runtime.runner import RunApi
+from sengen.runtime.kernel.component import Component
+from sengen.runtime.kernel.runner import RunApi
 from transport_common import (
     KERNEL_BOUND_S,
     KHZ,

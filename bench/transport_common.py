@@ -26,13 +26,13 @@ from typing import Any
 
 import zenoh
 from sengen.runtime import Duration, set_checks
-from sengen.runtime.component import Component
-from sengen.runtime.config import load_config_text
-from sengen.runtime.context import Context
-from sengen.runtime.kernel import Kernel
-from sengen.runtime.runner import RunApi
-from sengen.runtime.transport import Transport
-from sengen.runtime.zenoh_link import TransportConfig, open_session
+from sengen.runtime.components.transport.link import TransportConfig, open_session
+from sengen.runtime.components.transport.transport import Transport
+from sengen.runtime.kernel.component import Component
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel
+from sengen.runtime.kernel.runner import RunApi
+from sengen.runtime.objects.context import Context
 
 import sengen
 

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sengen.runtime.component import Component
-from sengen.runtime.runner import RunApi
+from sengen.runtime.kernel.component import Component
+from sengen.runtime.kernel.runner import RunApi
 from transport_common import (
     KERNEL_BOUND_S,
     PACKAGE,

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import zenoh
-from sengen.runtime.component import Component
-from sengen.runtime.runner import RunApi
+from sengen.runtime.kernel.component import Component
+from sengen.runtime.kernel.runner import RunApi
 from transport_calls import Callee
 from transport_common import (
     KERNEL_BOUND_S,

@@ -16,10 +16,10 @@ from typing import Any
 
 import zenoh
 from sengen.runtime import Duration, set_checks
-from sengen.runtime.component import Component
-from sengen.runtime.config import load_config_text
-from sengen.runtime.kernel import Kernel
-from sengen.runtime.runner import RunApi
+from sengen.runtime.kernel.component import Component
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel
+from sengen.runtime.kernel.runner import RunApi
 from transport_common import (
     CHILD_LIFETIME_S,
     KERNEL_BOUND_S,

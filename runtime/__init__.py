@@ -1,137 +1,146 @@
-"""sengen.runtime: the object layer and kernel that generated code plugs into.
+"""sengen.runtime: the API of a running system, for components, implementations and tests.
 
-Generated modules import it as ``from sengen import runtime as _rt``.
+Everything a user's code needs is importable from here::
+
+    from sengen.runtime import Component, Duration, RunApi
+
+Names are loaded on first use, so that a process that only runs objects pays for what it uses
+(``import sengen.runtime`` loads neither the kernel's configuration models nor the transport).
+The sub-packages (``objects``, ``time``, ``kernel``, ``components``) are private and free to
+change; generated code imports :mod:`sengen.runtime.abi`. See docs/architecture.md.
 """
 
-from sengen.runtime.calls import Call, Promise
-from sengen.runtime.checks import checks, set_checks
-from sengen.runtime.context import Context
-from sengen.runtime.duration import Duration, TimeStamp, TimeValueError
-from sengen.runtime.errors import (
-    CallDropped,
-    CallError,
-    CallFailed,
-    CallTimeout,
-    ConstViolation,
-    LocalMethodError,
-    ObjectGone,
-    RegistryError,
-    SengenRuntimeError,
-    VariantTagError,
-)
-from sengen.runtime.events import Connection, EventHandle, EventInfo, Events
-from sengen.runtime.meta import (
-    BOOL,
-    DURATION,
-    F32,
-    F64,
-    I16,
-    I32,
-    I64,
-    STRING,
-    TIMESTAMP,
-    U8,
-    U16,
-    U32,
-    U64,
-    AliasMeta,
-    AlternativeMeta,
-    ArgMeta,
-    ArrayMeta,
-    Category,
-    ClassMeta,
-    EnumeratorMeta,
-    EnumMeta,
-    EventMeta,
-    FieldMeta,
-    Kind,
-    MethodMeta,
-    NativeMeta,
-    OptionalMeta,
-    PropertyMeta,
-    QuantityMeta,
-    SequenceMeta,
-    StructMeta,
-    Transport,
-    TypeMeta,
-    UnitMeta,
-    VariantMeta,
-)
-from sengen.runtime.objects import ConfigError, NativeObject, Object
-from sengen.runtime.proxies import LocalProxy, RemoteEndpoint, RemoteProxy
-from sengen.runtime.registry import OWN_SCOPE, registry, scope_of
-from sengen.runtime.slots import slot_setters, variant_get
-from sengen.runtime.tracing import ChromeTracer, Tracer
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sengen.runtime.errors import (
+        CallDropped,
+        CallError,
+        CallFailed,
+        CallTimeout,
+        ConstViolation,
+        LocalMethodError,
+        ObjectGone,
+        RegistryError,
+        SengenError,
+        VariantTagError,
+    )
+    from sengen.runtime.kernel.buses import DuplicateObjectName
+    from sengen.runtime.kernel.component import Component, Retry
+    from sengen.runtime.kernel.config import (
+        Config,
+        ConfigurationError,
+        load_config,
+        load_config_text,
+    )
+    from sengen.runtime.kernel.discovery import Subscription
+    from sengen.runtime.kernel.kernel import Kernel, PreloadError
+    from sengen.runtime.kernel.query import QueryError
+    from sengen.runtime.kernel.runner import RunApi
+    from sengen.runtime.objects.calls import Call, Promise
+    from sengen.runtime.objects.checks import set_checks
+    from sengen.runtime.objects.duration import Duration, TimeStamp, TimeValueError
+    from sengen.runtime.objects.events import Connection, EventHandle, EventInfo
+    from sengen.runtime.objects.objects import ConfigError, NativeObject, Object
+    from sengen.runtime.objects.proxies import LocalProxy, RemoteProxy
+    from sengen.runtime.time.tracing import ChromeTracer, Tracer
+
+# Where each public name lives (tests/test_api.py checks it against the imports above and
+# __all__).
+_HOMES: dict[str, str] = {
+    "CallDropped": "errors",
+    "CallError": "errors",
+    "CallFailed": "errors",
+    "CallTimeout": "errors",
+    "ConstViolation": "errors",
+    "LocalMethodError": "errors",
+    "ObjectGone": "errors",
+    "RegistryError": "errors",
+    "SengenError": "errors",
+    "VariantTagError": "errors",
+    "DuplicateObjectName": "kernel.buses",
+    "Component": "kernel.component",
+    "Retry": "kernel.component",
+    "Config": "kernel.config",
+    "ConfigurationError": "kernel.config",
+    "load_config": "kernel.config",
+    "load_config_text": "kernel.config",
+    "Subscription": "kernel.discovery",
+    "Kernel": "kernel.kernel",
+    "PreloadError": "kernel.kernel",
+    "QueryError": "kernel.query",
+    "RunApi": "kernel.runner",
+    "Call": "objects.calls",
+    "Promise": "objects.calls",
+    "set_checks": "objects.checks",
+    "Duration": "objects.duration",
+    "TimeStamp": "objects.duration",
+    "TimeValueError": "objects.duration",
+    "Connection": "objects.events",
+    "EventHandle": "objects.events",
+    "EventInfo": "objects.events",
+    "ConfigError": "objects.objects",
+    "NativeObject": "objects.objects",
+    "Object": "objects.objects",
+    "LocalProxy": "objects.proxies",
+    "RemoteProxy": "objects.proxies",
+    "ChromeTracer": "time.tracing",
+    "Tracer": "time.tracing",
+}
 
 __all__ = [
-    "BOOL",
-    "DURATION",
-    "F32",
-    "F64",
-    "I16",
-    "I32",
-    "I64",
-    "OWN_SCOPE",
-    "STRING",
-    "TIMESTAMP",
-    "U8",
-    "U16",
-    "U32",
-    "U64",
-    "AliasMeta",
-    "AlternativeMeta",
-    "ArgMeta",
-    "ArrayMeta",
     "Call",
     "CallDropped",
     "CallError",
     "CallFailed",
     "CallTimeout",
-    "Category",
     "ChromeTracer",
-    "ClassMeta",
+    "Component",
+    "Config",
     "ConfigError",
+    "ConfigurationError",
     "Connection",
     "ConstViolation",
-    "Context",
+    "DuplicateObjectName",
     "Duration",
-    "EnumMeta",
-    "EnumeratorMeta",
     "EventHandle",
     "EventInfo",
-    "EventMeta",
-    "Events",
-    "FieldMeta",
-    "Kind",
+    "Kernel",
     "LocalMethodError",
     "LocalProxy",
-    "MethodMeta",
-    "NativeMeta",
     "NativeObject",
     "Object",
     "ObjectGone",
-    "OptionalMeta",
+    "PreloadError",
     "Promise",
-    "PropertyMeta",
-    "QuantityMeta",
+    "QueryError",
     "RegistryError",
-    "RemoteEndpoint",
     "RemoteProxy",
-    "SengenRuntimeError",
-    "SequenceMeta",
-    "StructMeta",
+    "Retry",
+    "RunApi",
+    "SengenError",
+    "Subscription",
     "TimeStamp",
     "TimeValueError",
     "Tracer",
-    "Transport",
-    "TypeMeta",
-    "UnitMeta",
-    "VariantMeta",
     "VariantTagError",
-    "checks",
-    "registry",
-    "scope_of",
+    "load_config",
+    "load_config_text",
     "set_checks",
-    "slot_setters",
-    "variant_get",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'sengen.runtime' has no attribute '{name}'")
+    value = getattr(importlib.import_module(f"sengen.runtime.{home}"), name)
+    globals()[name] = value  # loaded once: later reads are plain module attributes
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

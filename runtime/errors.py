@@ -1,13 +1,19 @@
-"""Errors of the object layer. Call errors reach callers through their call handles."""
+"""The one root of sengen's exceptions, and the errors of the object layer.
+
+Every exception class sengen defines derives from :class:`SengenError`, in the compiler
+(``sengen``) and in the runtime (``sengen.runtime``) alike; where a builtin base helps callers it
+is kept as a second base (``class QueryError(SengenError, ValueError)``). This module imports
+nothing, so that every layer can use it. Call errors reach callers through their call handles.
+"""
 
 from __future__ import annotations
 
 
-class SengenRuntimeError(Exception):
-    """Base of the runtime's own errors."""
+class SengenError(Exception):
+    """Base of every exception raised by sengen."""
 
 
-class CallError(SengenRuntimeError):
+class CallError(SengenError):
     """Base of the errors a call handle can deliver."""
 
 
@@ -32,7 +38,7 @@ class CallTimeout(CallError):
     """The ``timeout=`` of a call expired before its result arrived."""
 
 
-class LocalMethodError(SengenRuntimeError):
+class LocalMethodError(SengenError):
     """A ``[local]`` method was called through a proxy."""
 
     def __init__(self, method: str) -> None:
@@ -41,13 +47,13 @@ class LocalMethodError(SengenRuntimeError):
         )
 
 
-class VariantTagError(SengenRuntimeError, LookupError):
+class VariantTagError(SengenError, LookupError):
     """``variant.get(tag)`` on a variant holding another alternative."""
 
 
-class ConstViolation(SengenRuntimeError):
+class ConstViolation(SengenError):
     """A ``[const]`` method implementation tried to change a property or emit an event."""
 
 
-class RegistryError(SengenRuntimeError):
+class RegistryError(SengenError):
     """Conflicting registrations, or an ambiguous or unknown name in the type registry."""

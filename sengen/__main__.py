@@ -1,5 +1,5 @@
 import sys
 
-from sengen.cli import main
+from sengen.cli.main import main
 
 sys.exit(main())

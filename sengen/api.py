@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sengen.collisions import collision_errors
-from sengen.diagnostics import Diagnostic
-from sengen.loader import PathLike, load, ordered
-from sengen.naming import mangling_warnings
-from sengen.pyview import Layout
-from sengen.settings import Settings
+from sengen.codegen.collisions import collision_errors
+from sengen.codegen.naming import mangling_warnings
+from sengen.codegen.pyview import Layout
+from sengen.stl.diagnostics import Diagnostic
+from sengen.stl.loader import PathLike, load, ordered
+from sengen.stl.settings import Settings
 
 
 def check(

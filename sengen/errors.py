@@ -1,16 +1,16 @@
-"""The one exception hierarchy of sengen: every error sengen raises derives from SengenError."""
+"""The compiler's errors. Their root, :class:`SengenError`, is the runtime's (one tree for both)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from sengen.runtime.errors import SengenError
+
 if TYPE_CHECKING:
-    from sengen.diagnostics import Diagnostic
+    from sengen.stl.diagnostics import Diagnostic
 
-
-class SengenError(Exception):
-    """Base of every exception raised by sengen."""
+__all__ = ["InputError", "SengenError", "StlSyntaxError", "UsageError"]
 
 
 class UsageError(SengenError):

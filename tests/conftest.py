@@ -24,7 +24,7 @@ from corpus_layout import (
 )
 
 import sengen
-from sengen.model import ClassType, Event, Method, Program, Property, UserType
+from sengen.stl.model import ClassType, Event, Method, Program, Property, UserType
 
 T = TypeVar("T", bound=UserType)
 

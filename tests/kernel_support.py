@@ -16,10 +16,10 @@ from types import ModuleType
 from typing import Any
 
 from sengen.runtime import Duration
-from sengen.runtime.component import Component
-from sengen.runtime.config import load_config_text
-from sengen.runtime.kernel import Kernel
-from sengen.runtime.runner import RunApi
+from sengen.runtime.kernel.component import Component
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel
+from sengen.runtime.kernel.runner import RunApi
 
 import sengen
 

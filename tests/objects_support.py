@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sengen.runtime import Context
+from sengen.runtime.objects.context import Context
 
 import sengen
-from sengen.diagnostics import Severity
+from sengen.stl.diagnostics import Severity
 
 STL_ROOT = Path(__file__).parent / "objects_stl"
 SETTINGS = STL_ROOT / "settings.json"

@@ -14,18 +14,20 @@ from typing import Any
 
 import pytest
 from kernel_support import make_package
-from sengen.runtime import Duration, proxies, set_checks, wire
-from sengen.runtime.codec import class_codec
-from sengen.runtime.component import Component
-from sengen.runtime.config import load_config_text
-from sengen.runtime.context import Context
+from sengen.runtime import Duration, set_checks
+from sengen.runtime.components.transport import wire
+from sengen.runtime.components.transport.remote import Outbox, RemoteHandle
+from sengen.runtime.components.transport.transport import Peer, Transport
 from sengen.runtime.errors import CallFailed
-from sengen.runtime.kernel import Kernel
-from sengen.runtime.query import parse_query
-from sengen.runtime.registry import registry
-from sengen.runtime.remote import Outbox, RemoteHandle
-from sengen.runtime.runner import RunApi
-from sengen.runtime.transport import Peer, Transport
+from sengen.runtime.kernel.component import Component
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel
+from sengen.runtime.kernel.query import parse_query
+from sengen.runtime.kernel.runner import RunApi
+from sengen.runtime.objects import proxies
+from sengen.runtime.objects.codec import class_codec
+from sengen.runtime.objects.context import Context
+from sengen.runtime.objects.registry import registry
 
 SENDER = "a" * 32
 BUS = "batching.b"
@@ -217,7 +219,7 @@ def test_a_result_over_the_limit_fails_the_call_instead_of_vanishing(impls: Modu
         sent.append(data)
         return True
 
-    from sengen.runtime.discovery import Interests
+    from sengen.runtime.kernel.discovery import Interests
 
     outbox = Outbox(SENDER, Interests(), send, 2000)
     outbox.reply(41, None, None, CallFailed("Verbose", "x" * 5000))

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 from objects_support import Tree, imported_tree
-from sengen.runtime import values
-from sengen.runtime.buses import BusSpace, DuplicateObjectName, Source, check_bus_address
-
-from sengen import runtime
+from sengen.runtime.kernel.buses import BusSpace, DuplicateObjectName, Source, check_bus_address
+from sengen.runtime.objects import values
+from sengen.runtime.objects.context import Context
+from sengen.runtime.objects.meta import Category
 
 ROOT = "objgen_buses"
 
@@ -28,7 +28,7 @@ def statics(cls: Any) -> dict[str, object]:
     return {
         p.stl_name: values.to_config(p.type, values.zero(p.type))
         for p in cls.META.all_properties
-        if p.category is runtime.Category.STATIC_RW
+        if p.category is Category.STATIC_RW
     }
 
 
@@ -56,9 +56,9 @@ def test_bad_bus_addresses_are_refused_with_the_spec_text(address: str, message:
 
 def test_a_name_is_used_once_per_bus_across_components(tree: Tree) -> None:
     space = BusSpace()
-    first = Source(space, runtime.Context("alpha"), "s.b")
-    second = Source(space, runtime.Context("beta"), "s.b")
-    elsewhere = Source(space, runtime.Context("beta"), "s.other")
+    first = Source(space, Context("alpha"), "s.b")
+    second = Source(space, Context("beta"), "s.b")
+    elsewhere = Source(space, Context("beta"), "s.other")
     first.add(gauge(tree, "g"))
     with pytest.raises(
         DuplicateObjectName,
@@ -71,7 +71,7 @@ def test_a_name_is_used_once_per_bus_across_components(tree: Tree) -> None:
 
 def test_a_failed_batch_adds_nothing(tree: Tree) -> None:
     space = BusSpace()
-    source = Source(space, runtime.Context("alpha"), "s.b")
+    source = Source(space, Context("alpha"), "s.b")
     source.add(gauge(tree, "taken"))
     fresh = gauge(tree, "fresh")
     with pytest.raises(DuplicateObjectName):
@@ -90,7 +90,7 @@ def test_adding_binds_runs_the_hook_and_makes_the_initial_state_current(tree: Tr
     watched: Any = type("Watched", (tree.devices.GaugeBase,), attributes)
     obj = watched.from_config("w", statics(watched))
     obj.set_next_level(7)
-    context = runtime.Context("alpha")
+    context = Context("alpha")
     context.time = 5_000
     Source(BusSpace(), context, "local.main").add(obj)
     assert seen == ["registered local.main"]
@@ -101,11 +101,11 @@ def test_adding_binds_runs_the_hook_and_makes_the_initial_state_current(tree: Tr
 
 def test_removal_frees_the_name_and_runs_the_hook(tree: Tree) -> None:
     space = BusSpace()
-    context = runtime.Context("alpha")
+    context = Context("alpha")
     source = Source(space, context, "s.b")
     obj = gauge(tree, "g")
     source.add(obj)
-    other = Source(space, runtime.Context("beta"), "s.b")
+    other = Source(space, Context("beta"), "s.b")
     with pytest.raises(ValueError, match=re.escape("is not on bus 's.b' of this component")):
         other.remove(obj)
     source.remove(obj)
@@ -118,9 +118,9 @@ def test_a_non_local_session_without_transport_is_reported_once(
 ) -> None:
     caplog.set_level(logging.INFO, logger="sengen.kernel")
     space = BusSpace()
-    source = Source(space, runtime.Context("alpha"), "plant.main")
+    source = Source(space, Context("alpha"), "plant.main")
     source.add([gauge(tree, "a"), gauge(tree, "b")])
-    Source(space, runtime.Context("alpha"), "local.x").add(gauge(tree, "c"))
+    Source(space, Context("alpha"), "local.x").add(gauge(tree, "c"))
     lines = [r.getMessage() for r in caplog.records]
     assert lines == ["no transport loaded: session 'plant' is process-local"]
     assert space.sessions() == ["local", "plant"]

@@ -3,7 +3,7 @@
 
 Most tests run the real command, ``python -m sengen``, in a subprocess with the test's own
 folder as the working directory, so that exit codes, stdout/stderr separation and display paths
-are those a user sees. Tests that need to patch sengen's internals call ``sengen.cli.main``
+are those a user sees. Tests that need to patch sengen's internals call ``sengen.cli.main.main``
 in-process and read the output with ``capsys``.
 
 Expected values come from the spec, never from what the implementation happens to print.
@@ -27,9 +27,9 @@ import pytest
 from corpus_layout import DEFAULT_INCLUDES, corpus_root, main_run
 
 import sengen
-import sengen.cli
-import sengen.loader
-from sengen.model import ClassType
+import sengen.cli.main
+import sengen.stl.loader
+from sengen.stl.model import ClassType
 
 TIMEOUT = 120  # seconds for one command; a normal run takes well under one
 
@@ -71,9 +71,9 @@ def run_sengen(
 
 
 def call_main(argv: Sequence[str]) -> int:
-    """``sengen.cli.main`` in-process; argparse's SystemExit becomes the exit code."""
+    """``sengen.cli.main.main`` in-process; argparse's SystemExit becomes the exit code."""
     try:
-        return sengen.cli.main(list(argv))
+        return sengen.cli.main.main(list(argv))
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else 1
@@ -770,7 +770,7 @@ def test_internal_error_exit_4(
 ) -> None:
     write(tmp_path / "ok.stl", "package x;\n")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sengen.loader, "parse", _explode)
+    monkeypatch.setattr(sengen.stl.loader, "parse", _explode)
     assert call_main(["check", "ok.stl"]) == 4
     out, err = capsys.readouterr()
     assert err.startswith(f"internal error in sengen {sengen.__version__}: ")
@@ -791,7 +791,7 @@ def test_internal_error_exit_4_in_json_mode(
 ) -> None:
     write(tmp_path / "ok.stl", "package x;\n")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sengen.loader, "parse", _explode)
+    monkeypatch.setattr(sengen.stl.loader, "parse", _explode)
     assert call_main(["check", "--format", "json", "ok.stl"]) == 4
     _, err = capsys.readouterr()
     assert f"internal error in sengen {sengen.__version__}" in err
@@ -801,11 +801,11 @@ def test_internal_error_exit_4_as_a_process(tmp_path: Path) -> None:
     """The same through a real interpreter, with sengen's parser replaced before ``main``."""
     write(tmp_path / "ok.stl", "package x;\n")
     script = (
-        "import sys, sengen.loader, sengen.cli\n"
+        "import sys, sengen.stl.loader, sengen.cli.main\n"
         "def boom(*a, **k):\n"
         "    raise RuntimeError('simulated failure')\n"
-        "sengen.loader.parse = boom\n"
-        "sys.exit(sengen.cli.main(sys.argv[1:]))\n"
+        "sengen.stl.loader.parse = boom\n"
+        "sys.exit(sengen.cli.main.main(sys.argv[1:]))\n"
     )
     for debug in (False, True):
         args = ["check", "ok.stl", *(["--debug"] if debug else [])]

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 from objects_support import Tree, imported_tree
-from sengen.runtime import codec, values
-from sengen.runtime.codec import ClassCodec
-
-from sengen import runtime
+from sengen.runtime import Duration, TimeStamp
+from sengen.runtime.objects import codec, values
+from sengen.runtime.objects.codec import ClassCodec
+from sengen.runtime.objects.meta import U8, Category, PropertyMeta, SequenceMeta, Transport
+from sengen.runtime.objects.registry import registry
 
 ROOT = "objgen_codec"
 
@@ -27,7 +28,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tree]:
 
 
 def _meta(tree: Tree, name: str) -> Any:
-    found = runtime.registry.find_type(f"objtest.{name}", [ROOT])
+    found = registry.find_type(f"objtest.{name}", [ROOT])
     assert found is not None, name
     return found
 
@@ -45,8 +46,8 @@ def test_every_kind_round_trips(tree: Tree) -> None:
         (-5, 7),
         "näme",
         b"\x00\xff",
-        runtime.Duration(-3),
-        runtime.TimeStamp(10**18),
+        Duration(-3),
+        TimeStamp(10**18),
     )
     assert _round(t.Shape.META, shape) == shape
     assert _round(t.Shape.META, values.zero(t.Shape.META)) == values.zero(t.Shape.META)
@@ -196,13 +197,13 @@ def test_a_byte_sequence_alone_refuses_what_checks_let_through(
 ) -> None:
     """With checks off a value of the wrong type or size can reach a commit: its change is
     refused (the transport logs it and sends the others), never sent cut or mistyped."""
-    short = runtime.SequenceMeta("t.Short", "", 1, element=runtime.U8, max_size=4, is_bytes=True)
-    prop = runtime.PropertyMeta(
+    short = SequenceMeta("t.Short", "", 1, element=U8, max_size=4, is_bytes=True)
+    prop = PropertyMeta(
         "data",
         "data",
         short,
-        runtime.Category.DYNAMIC_RO,
-        runtime.Transport.MULTICAST,
+        Category.DYNAMIC_RO,
+        Transport.MULTICAST,
         False,
         (),
         "",

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 import sengen
-from sengen.builder import MANIFEST
+from sengen.codegen.builder import MANIFEST
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "stl").is_dir())

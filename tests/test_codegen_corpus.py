@@ -86,7 +86,8 @@ def test_all_trees_import_in_one_process(
     # properties through the binary codec and back.
     script = (
         "import importlib, pkgutil, sys\n"
-        "from sengen.runtime import codec, registry, values\n"
+        "from sengen.runtime.objects import codec, values\n"
+        "from sengen.runtime.objects.registry import registry\n"
         "count = 0\n"
         "for root in sys.argv[1:]:\n"
         "    package = importlib.import_module(root)\n"

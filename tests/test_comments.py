@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sengen import load
-from sengen.model import ClassType, EnumType, Program, StructType, UserType, VariantType
+from sengen.stl.model import ClassType, EnumType, Program, StructType, UserType, VariantType
 
 
 def resolve(tmp_path: Path, text: str) -> Program:

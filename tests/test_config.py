@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from sengen.runtime.config import (
+from sengen.runtime.kernel.config import (
     BuildEntry,
     Config,
     ConfigurationError,
@@ -28,7 +28,7 @@ from sengen.runtime.config import (
     object_name_problem,
     substitute_env,
 )
-from sengen.runtime.duration import Duration
+from sengen.runtime.objects.duration import Duration
 
 CASES_DIR = Path(__file__).resolve().parent / "config_cases"
 CASES = sorted(p.name for p in CASES_DIR.iterdir() if p.is_dir())

@@ -26,7 +26,7 @@ from corpus_layout import (
 )
 
 from sengen import Diagnostic, Severity
-from sengen.model import (
+from sengen.stl.model import (
     NATIVES,
     AliasType,
     ArrayType,

@@ -22,8 +22,8 @@ from conftest import load_corpus
 from corpus_layout import DEFAULT_INCLUDES, FOM_FILES, REPO_ROOT, corpus_root, main_run
 
 import sengen
-from sengen import model as m
-from sengen.docs import md_code, md_text, mermaid_identifier, render_docs
+from sengen.codegen.docs import md_code, md_text, mermaid_identifier, render_docs
+from sengen.stl import model as m
 
 GOLDEN = Path(__file__).resolve().parent / "docs_golden"
 ANCHOR = re.compile(r'^<a id="([^"]+)"></a>$', re.MULTILINE)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sengen.cli import main
+from sengen.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -192,9 +192,9 @@ results = []
 
 
 def validate(path):
-    from sengen.project import config_import_path
-    from sengen.runtime.config import ConfigurationError, load_config
-    from sengen.runtime.kernel import Kernel, PreloadError
+    from sengen.stl.project import config_import_path
+    from sengen.runtime.kernel.config import ConfigurationError, load_config
+    from sengen.runtime.kernel.kernel import Kernel, PreloadError
 
     try:
         config = load_config(Path(path))
@@ -204,7 +204,7 @@ def validate(path):
         return list(error.problems)
     # The transport opens its Zenoh session only at init: build its Zenoh configuration here,
     # which refuses any setting of the zenoh: passthrough that Zenoh does not know.
-    from sengen.runtime import transport
+    from sengen.runtime.components.transport import transport
 
     make = getattr(transport, "zenoh_config", None)
     for runner in kernel.runners:
@@ -526,7 +526,7 @@ def test_readme_keeps_the_two_set_up_commands() -> None:
 
 
 def test_readme_reference_lists_every_command_with_its_exit_codes() -> None:
-    from sengen.cli import _parser
+    from sengen.cli.main import _parser
 
     text = README.read_text()
     reference = text[text.index("## Command-line reference") :]

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from example_projects import clean_log, copy_example, importable, matches, sengen_run
 from sengen.runtime import Duration
-from sengen.runtime.calls import Call
-from sengen.runtime.component import Component
-from sengen.runtime.events import EventInfo
-from sengen.runtime.runner import RunApi
+from sengen.runtime.kernel.component import Component
+from sengen.runtime.kernel.runner import RunApi
+from sengen.runtime.objects.calls import Call
+from sengen.runtime.objects.events import EventInfo
 
 from sengen.testing import TestKernel
 

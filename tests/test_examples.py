@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from sengen import load
-from sengen.model import ClassType, PropertyCategory, SequenceType, StructType, VariantType
+from sengen.stl.model import ClassType, PropertyCategory, SequenceType, StructType, VariantType
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -53,7 +53,7 @@ def test_the_readme_test_kernel_example_passes(tmp_path: Path) -> None:
     """The README's example test of a user component runs as written, with the fixture of
     sengen's pytest plugin."""
     readme = (EXAMPLES.parent / "README.md").read_text()
-    start = readme.index("  ```python\n  from sengen.runtime.component")
+    start = readme.index("  ```python\n  from sengen.runtime import")
     block = readme[start + len("  ```python\n") :]
     block = block[: block.index("  ```\n")]
     (tmp_path / "test_example.py").write_text("\n".join(line[2:] for line in block.splitlines()))

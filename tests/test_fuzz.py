@@ -28,9 +28,9 @@ from hypothesis import strategies as st
 from lark import Lark, Token, Tree
 
 import sengen
-import sengen.parser
-from sengen.diagnostics import Diagnostic, Note, Severity
-from sengen.lexer import KEYWORDS, QUERY_KEYWORDS, tokenize
+import sengen.stl.parser
+from sengen.stl.diagnostics import Diagnostic, Note, Severity
+from sengen.stl.lexer import KEYWORDS, QUERY_KEYWORDS, tokenize
 
 FUZZ_EXAMPLES = int(os.environ.get("SENGEN_FUZZ_EXAMPLES", "300"))
 
@@ -49,7 +49,7 @@ CORPUS_FILES = _corpus_files()  # empty when the corpus is missing; the tests th
 
 @dataclass(frozen=True, slots=True)
 class Piece:
-    kind: str  # a token type of sengen.lexer, "COMMENT", "WS", or "JUNK" for inserted material
+    kind: str  # a token type of sengen.stl.lexer, "COMMENT", "WS", or "JUNK" for inserted material
     text: str
 
 
@@ -428,9 +428,9 @@ def _shape(node: Tree[Token] | Token) -> object:
 
 
 def test_grammar_parser_matches_stl_lark() -> None:
-    loaded = sengen.parser.grammar_parser()
-    assert loaded is sengen.parser.grammar_parser()  # built once per process
-    grammar_file = Path(sengen.parser.__file__).with_name("stl.lark")
+    loaded = sengen.stl.parser.grammar_parser()
+    assert loaded is sengen.stl.parser.grammar_parser()  # built once per process
+    grammar_file = Path(sengen.stl.parser.__file__).with_name("stl.lark")
     grammar = grammar_file.read_text(encoding="utf-8")
     assert loaded.source_grammar == grammar
     options = loaded.options
@@ -454,7 +454,7 @@ def test_grammar_parser_matches_stl_lark() -> None:
         tokens, _ = tokenize(text)
         expected = _shape(fresh.parse(list(tokens)))
         assert _shape(loaded.parse(list(tokens))) == expected, path
-        sengen.parser.parse(text)  # and the front end's own entry point accepts it
+        sengen.stl.parser.parse(text)  # and the front end's own entry point accepts it
 
 
 # --------------------------------------------------------------------------------------------

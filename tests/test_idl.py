@@ -6,9 +6,9 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
+from sengen.runtime.objects.meta import Transport
+from sengen.runtime.objects.registry import OWN_SCOPE, registry
 from sengen.runtime.sen.kernel import KernelApi, VirtualKernelClock, VirtualMasterClockBase
-
-from sengen import runtime
 
 IDL = Path(__file__).resolve().parent.parent / "idl"
 
@@ -29,12 +29,12 @@ def test_checked_in_code_matches_the_idl() -> None:
 
 
 def test_kernel_types_live_in_sengens_own_scope() -> None:
-    assert KernelApi.META.scope == runtime.OWN_SCOPE
-    assert runtime.registry.find_stl_class("sen.kernel.KernelApi", [runtime.OWN_SCOPE])
+    assert KernelApi.META.scope == OWN_SCOPE
+    assert registry.find_stl_class("sen.kernel.KernelApi", [OWN_SCOPE])
     clock = VirtualKernelClock.META
     assert clock.parent is not None and clock.parent.qualified_name == "sen.kernel.VirtualClock"
     assert [m.stl_name for m in clock.methods] == ["processNoFlush", "flushOutputs"]
-    assert all(m.transport is runtime.Transport.CONFIRMED for m in clock.methods)
+    assert all(m.transport is Transport.CONFIRMED for m in clock.methods)
 
 
 def test_master_clock_methods_are_deferred_and_have_no_delta() -> None:

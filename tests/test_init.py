@@ -11,12 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sengen.runtime.kernel import SHIPPED
+from sengen.runtime.kernel.kernel import SHIPPED
 from wheel_tree import run_mypy, wheel_tree
 
 import sengen
-from sengen import scaffold
-from sengen.cli import main
+from sengen.cli import scaffold
+from sengen.cli.main import main
 
 FILES = [
     "pyproject.toml",

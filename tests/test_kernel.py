@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 from sengen.runtime import Duration
-from sengen.runtime.config import load_config_text
-from sengen.runtime.kernel import Kernel, PreloadError
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel, PreloadError
 
 import sengen
 

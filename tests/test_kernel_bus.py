@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from kernel_support import Probe, make_package, producer, run_kernel, values_of
 from sengen.runtime import CallFailed, LocalProxy, NativeObject, ObjectGone
-from sengen.runtime.config import load_config_text
-from sengen.runtime.kernel import Kernel
-from sengen.runtime.runner import RunApi
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel
+from sengen.runtime.kernel.runner import RunApi
 
 
 @pytest.fixture(scope="module")
@@ -293,8 +293,8 @@ def test_a_stopping_owner_removes_its_objects_and_fails_calls_to_them(impls: Mod
 
     probe = Probe([hold, stop_owner, call_after, lambda api: holder["late"].done()], setup)
     from sengen.runtime import Duration
-    from sengen.runtime.config import load_config_text
-    from sengen.runtime.kernel import Kernel
+    from sengen.runtime.kernel.config import load_config_text
+    from sengen.runtime.kernel.kernel import Kernel
 
     kernel = Kernel(load_config_text(text), [("probe", probe, 1)])
     kernel_holder["kernel"] = kernel
@@ -308,7 +308,7 @@ def test_a_stopping_owner_removes_its_objects_and_fails_calls_to_them(impls: Mod
 def test_events_of_one_component_are_dispatched_in_emission_order_across_objects(
     impls: ModuleType,
 ) -> None:
-    from sengen.runtime import Context
+    from sengen.runtime.objects.context import Context
 
     owner, subscriber = Context("owner"), Context("subscriber")
     first, second = impls.Still("first", serial=1), impls.Still("second", serial=2)
@@ -418,7 +418,7 @@ def test_the_owners_update_wins_over_a_setter_call_of_the_same_cycle(impls: Modu
 
 
 def test_a_name_is_used_once_per_bus_across_components(impls: ModuleType) -> None:
-    from sengen.runtime.buses import DuplicateObjectName
+    from sengen.runtime.kernel.buses import DuplicateObjectName
 
     outcome: dict[str, str] = {}
 
@@ -475,8 +475,8 @@ def test_every_listener_gets_the_removal_when_the_owner_stops(impls: ModuleType)
         return False
 
     from sengen.runtime import Duration
-    from sengen.runtime.config import load_config_text
-    from sengen.runtime.kernel import Kernel
+    from sengen.runtime.kernel.config import load_config_text
+    from sengen.runtime.kernel.kernel import Kernel
 
     parts = [
         ("l1", listener("l1"), 1),

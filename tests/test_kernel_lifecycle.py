@@ -20,13 +20,12 @@ from typing import Any
 import pytest
 from kernel_support import Probe, make_package, producer, run_kernel
 from sengen.runtime import Duration, TimeStamp
-from sengen.runtime.component import Component, Retry
-from sengen.runtime.config import load_config_text
-from sengen.runtime.kernel import Kernel, PreloadError
-from sengen.runtime.runner import RunApi
+from sengen.runtime.components.recorder.recording import read_recording
+from sengen.runtime.kernel.component import Component, Retry
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel, PreloadError
+from sengen.runtime.kernel.runner import RunApi
 from sengen.runtime.sen.kernel.monitoring import ComponentMonitoringInfo
-
-from sengen.recording import read_recording
 
 
 @pytest.fixture(scope="module")

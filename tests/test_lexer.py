@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sengen.errors import StlSyntaxError
-from sengen.lexer import tokenize
+from sengen.stl.lexer import tokenize
 
 
 def kinds(text: str) -> list[tuple[str, str]]:

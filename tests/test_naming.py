@@ -12,7 +12,7 @@ import pytest
 from corpus_layout import FOM_FILES, corpus_root, includes_for
 
 import sengen
-from sengen.naming import python_name, reserved_cause, snake_case
+from sengen.codegen.naming import python_name, reserved_cause, snake_case
 
 # stl.md §11.4: the W-name count of each file checked on its own (imports included).
 W_NAME = {

@@ -18,9 +18,20 @@ from typing import Any
 
 import pytest
 from objects_support import Tree, cycle, imported_tree, in_cycle
-from sengen.runtime import values
-
-from sengen import runtime
+from sengen.runtime import (
+    Call,
+    CallError,
+    CallFailed,
+    CallTimeout,
+    Duration,
+    LocalMethodError,
+    ObjectGone,
+    Promise,
+    set_checks,
+)
+from sengen.runtime.objects import values
+from sengen.runtime.objects.checks import checks
+from sengen.runtime.objects.context import Context
 
 ROOT = "objgen_calls"
 BUS = "local.bus"
@@ -36,12 +47,12 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tree]:
 
 @pytest.fixture
 def checks_off() -> Iterator[None]:
-    previous = runtime.checks.enabled
-    runtime.set_checks(False)
+    previous = checks.enabled
+    set_checks(False)
     try:
         yield
     finally:
-        runtime.set_checks(previous)
+        set_checks(previous)
 
 
 # -- an implementation of objtest.Worker -----------------------------------------------------------
@@ -70,7 +81,7 @@ def _shout(self: Any) -> None:
     self.events.added.emit(0, 0)
 
 
-def _compute(self: Any, n: int, promise: runtime.Promise[int]) -> None:
+def _compute(self: Any, n: int, promise: Promise[int]) -> None:
     self.promises.append((n, promise))
 
 
@@ -118,7 +129,7 @@ def worker_class(tree: Tree) -> Any:
     return implementation(tree)
 
 
-def registered_worker(worker_class: Any, owner: runtime.Context, name: str = "w") -> Any:
+def registered_worker(worker_class: Any, owner: Context, name: str = "w") -> Any:
     worker = worker_class(name, serial="W-1")
     worker.log = []
     worker.promises = []
@@ -144,13 +155,13 @@ class Endpoint:
         pass
 
 
-def remote_worker(tree: Tree, subscriber: runtime.Context, endpoint: Endpoint) -> Any:
+def remote_worker(tree: Tree, subscriber: Context, endpoint: Endpoint) -> Any:
     meta = tree.devices.Worker.META
     state = {p.stl_name: values.zero(p.type) for p in meta.all_properties}
     return tree.devices.WorkerRemoteProxy(endpoint, subscriber, "w", "s.b", state, 0)
 
 
-def exchange(caller: runtime.Context, owner: runtime.Context, step: int) -> None:
+def exchange(caller: Context, owner: Context, step: int) -> None:
     """The caller commits (sends), the owner runs a cycle (executes, replies), the caller drains
     (receives)."""
     cycle(caller, (3 * step + 1) * MS)
@@ -164,11 +175,11 @@ def exchange(caller: runtime.Context, owner: runtime.Context, step: int) -> None
 def test_a_call_to_an_object_of_the_same_component_completes_two_cycles_later(
     tree: Tree, worker_class: Any
 ) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     worker = registered_worker(worker_class, owner)
     phase = ["cycle 1"]
     results: list[tuple[str, int]] = []
-    calls: list[runtime.Call[int]] = []
+    calls: list[Call[int]] = []
 
     def update() -> None:
         calls.append(worker.add(5, on_result=lambda c: results.append((phase[0], c.result()))))
@@ -195,7 +206,7 @@ def test_a_call_to_an_object_of_the_same_component_completes_two_cycles_later(
 def test_a_call_through_a_local_proxy_follows_the_commit_and_drain_path(
     tree: Tree, worker_class: Any
 ) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     done_in: list[str] = []
@@ -222,7 +233,7 @@ def test_a_call_through_a_local_proxy_follows_the_commit_and_drain_path(
 def test_result_on_a_component_thread_raises_at_once_when_not_done(
     tree: Tree, worker_class: Any
 ) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     call = in_cycle(caller, lambda: proxy.peek())
@@ -240,7 +251,7 @@ def test_result_on_a_component_thread_raises_at_once_when_not_done(
 def test_another_thread_waiting_for_a_result_is_woken_when_it_arrives(
     tree: Tree, worker_class: Any
 ) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     call = in_cycle(caller, lambda: proxy.add(4))
@@ -265,16 +276,16 @@ def test_another_thread_waiting_for_a_result_is_woken_when_it_arrives(
 def test_an_implementation_error_reaches_the_caller_as_call_failed(
     tree: Tree, worker_class: Any
 ) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     call = in_cycle(caller, lambda: proxy.fail("boom"))
     exchange(caller, owner, 0)
     error = call.exception()
-    assert isinstance(error, runtime.CallFailed)
+    assert isinstance(error, CallFailed)
     assert (error.type_name, error.message) == ("KeyError", "'boom'")
     assert isinstance(error.__cause__, KeyError)
-    with pytest.raises(runtime.CallFailed):
+    with pytest.raises(CallFailed):
         call.result()
     # the owner keeps running
     again = in_cycle(caller, lambda: proxy.add(1))
@@ -283,19 +294,19 @@ def test_an_implementation_error_reaches_the_caller_as_call_failed(
 
 
 def test_a_bad_return_value_fails_the_call(tree: Tree, worker_class: Any) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     proxy = tree.devices.WorkerLocalProxy(registered_worker(worker_class, owner), caller)
     call = in_cycle(caller, lambda: proxy.bad_result())
     exchange(caller, owner, 0)
     error = call.exception()
-    assert isinstance(error, runtime.CallFailed)
+    assert isinstance(error, CallFailed)
     assert error.type_name == "ValueError"
     assert "value 300 does not fit in u8" in error.message
     assert "'badResult" in error.message and "'objtest.Worker'" in error.message
 
 
 def test_a_void_method_completes_with_none(tree: Tree, worker_class: Any) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     call = in_cycle(caller, lambda: proxy.nothing())
@@ -310,7 +321,7 @@ def test_method_arguments_are_checked_at_the_call_when_checks_are_on(
 ) -> None:
     """A wrong argument is an error result naming it, at the caller's next drain; nothing
     reaches the callee."""
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     big = in_cycle(caller, lambda: proxy.add(2**40))
@@ -334,7 +345,7 @@ def test_method_arguments_are_checked_at_the_call_when_checks_are_on(
 def test_a_const_method_that_changes_state_fails_the_call(
     tree: Tree, worker_class: Any, method: str, member: str
 ) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     events: list[tuple[int, int]] = []
@@ -343,7 +354,7 @@ def test_a_const_method_that_changes_state_fails_the_call(
     call = in_cycle(caller, lambda: getattr(proxy, method)(*args))
     exchange(caller, owner, 0)
     error = call.exception()
-    assert isinstance(error, runtime.CallFailed)
+    assert isinstance(error, CallFailed)
     assert error.message == f"const method '{method}' tried to change '{member}'"
     cycle(owner, 10 * MS)
     cycle(caller, 10 * MS)
@@ -355,7 +366,7 @@ def test_a_const_method_that_changes_state_fails_the_call(
 
 
 def test_a_const_method_may_read(tree: Tree, worker_class: Any) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     cycle(owner, 1 * MS, update=lambda: worker.set_next_total(6))
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
@@ -368,7 +379,7 @@ def test_a_const_method_may_read(tree: Tree, worker_class: Any) -> None:
 
 
 def test_a_local_method_is_synchronous_on_the_native_object(tree: Tree, worker_class: Any) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     worker = registered_worker(worker_class, owner)
     assert in_cycle(owner, lambda: worker.twice(21)) == 42
     assert tree.devices.Worker.META.method("twice").local
@@ -377,12 +388,12 @@ def test_a_local_method_is_synchronous_on_the_native_object(tree: Tree, worker_c
 def test_a_local_method_through_any_proxy_raises_local_method_error(
     tree: Tree, worker_class: Any
 ) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     endpoint = Endpoint()
     local = tree.devices.WorkerLocalProxy(registered_worker(worker_class, owner), caller)
     remote = remote_worker(tree, caller, endpoint)
     for proxy in (local, remote):
-        with pytest.raises(runtime.LocalMethodError) as caught, caller.active():
+        with pytest.raises(LocalMethodError) as caught, caller.active():
             proxy.twice(1)
         assert str(caught.value) == LOCAL_MESSAGE
     cycle(caller, 1 * MS)
@@ -393,7 +404,7 @@ def test_a_local_method_through_any_proxy_raises_local_method_error(
 
 
 def test_a_deferred_method_completes_in_a_later_owner_cycle(tree: Tree, worker_class: Any) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     assert tree.devices.Worker.META.method("compute").deferred
@@ -419,7 +430,7 @@ def test_a_deferred_method_completes_in_a_later_owner_cycle(tree: Tree, worker_c
 
 
 def test_a_deferred_method_can_fail_through_its_promise(tree: Tree, worker_class: Any) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     call = in_cycle(caller, lambda: proxy.compute(1))
@@ -428,14 +439,14 @@ def test_a_deferred_method_can_fail_through_its_promise(tree: Tree, worker_class
     in_cycle(owner, lambda: promise.set_exception(ZeroDivisionError("no")))
     exchange(caller, owner, 1)
     error = call.exception()
-    assert isinstance(error, runtime.CallFailed)
+    assert isinstance(error, CallFailed)
     assert (error.type_name, error.message) == ("ZeroDivisionError", "no")
 
 
 def test_a_deferred_promise_can_be_handed_on_to_another_call(tree: Tree, worker_class: Any) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
 
-    def forward(self: Any, n: int, promise: runtime.Promise[int]) -> None:
+    def forward(self: Any, n: int, promise: Promise[int]) -> None:
         promise.forward(self.helper.compute(n + 1))
 
     manager_class = implementation(tree, "ForwardingWorker", compute_impl=forward)
@@ -455,7 +466,7 @@ def test_a_deferred_promise_can_be_handed_on_to_another_call(tree: Tree, worker_
 
 
 def test_a_dropped_promise_fails_the_call(tree: Tree, worker_class: Any) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     call = in_cycle(caller, lambda: proxy.compute(3))
@@ -464,7 +475,7 @@ def test_a_dropped_promise_fails_the_call(tree: Tree, worker_class: Any) -> None
     gc.collect()
     exchange(caller, owner, 1)
     assert call.done()
-    assert isinstance(call.exception(), runtime.CallError)
+    assert isinstance(call.exception(), CallError)
 
 
 # -- setters through proxies -----------------------------------------------------------------------
@@ -473,13 +484,13 @@ def test_a_dropped_promise_fails_the_call(tree: Tree, worker_class: Any) -> None
 def test_a_setter_through_a_local_proxy_is_applied_by_the_owner(
     tree: Tree, worker_class: Any
 ) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     seen: list[int] = []
     proxy.on_limit_changed(seen.append)
     call = in_cycle(caller, lambda: proxy.set_next_limit(9))
-    assert isinstance(call, runtime.Call)
+    assert isinstance(call, Call)
     assert proxy.limit == 0  # the proxy's own value never changes at the call
     cycle(caller, 1 * MS)
     assert worker.limit == 0
@@ -507,13 +518,13 @@ def test_a_setter_through_a_local_proxy_is_applied_by_the_owner(
 def test_a_rejected_setter_fails_the_call_with_the_owners_reason(
     tree: Tree, worker_class: Any, value: int, type_name: str, message: str
 ) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     call = in_cycle(caller, lambda: proxy.set_next_limit(value))
     exchange(caller, owner, 0)
     error = call.exception()
-    assert isinstance(error, runtime.CallFailed)
+    assert isinstance(error, CallFailed)
     assert (error.type_name, error.message) == (type_name, message)
     assert worker.limit == 0 and proxy.limit == 0
 
@@ -521,17 +532,17 @@ def test_a_rejected_setter_fails_the_call_with_the_owners_reason(
 def test_the_owner_validates_setter_calls_even_with_checks_off(
     tree: Tree, worker_class: Any, checks_off: None
 ) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     call = in_cycle(caller, lambda: proxy.set_next_note(5))
     exchange(caller, owner, 0)
-    assert isinstance(call.exception(), runtime.CallFailed)
+    assert isinstance(call.exception(), CallFailed)
     assert worker.note == ""
 
 
 def test_the_checked_hook_rejects_the_owners_own_write(tree: Tree, worker_class: Any) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     worker = registered_worker(worker_class, owner)
     with pytest.raises(ValueError) as caught:
         in_cycle(owner, lambda: worker.set_next_limit(100))
@@ -543,7 +554,7 @@ def test_the_checked_hook_rejects_the_owners_own_write(tree: Tree, worker_class:
 def test_the_checked_hook_runs_even_with_checks_off(
     tree: Tree, worker_class: Any, checks_off: None
 ) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     worker = registered_worker(worker_class, owner)
     with pytest.raises(ValueError) as caught:
         in_cycle(owner, lambda: worker.set_next_limit(100))
@@ -555,7 +566,7 @@ def test_the_checked_hook_runs_even_with_checks_off(
 def test_a_setter_through_a_remote_proxy_is_sent_at_commit_and_completed_at_drain(
     tree: Tree,
 ) -> None:
-    caller = runtime.Context("caller")
+    caller = Context("caller")
     endpoint = Endpoint()
     remote = remote_worker(tree, caller, endpoint)
     ok = in_cycle(caller, lambda: remote.set_next_limit(3))
@@ -566,16 +577,16 @@ def test_a_setter_through_a_remote_proxy_is_sent_at_commit_and_completed_at_drai
     assert remote.limit == 0
     (_, _, first), (_, _, second) = endpoint.calls
     remote._receive_result(first, None, None)
-    remote._receive_result(second, None, runtime.CallFailed("ValueError", "no"))
+    remote._receive_result(second, None, CallFailed("ValueError", "no"))
     assert not ok.done()
     cycle(caller, 2 * MS)
     assert ok.result() is None
-    assert isinstance(rejected.exception(), runtime.CallFailed)
+    assert isinstance(rejected.exception(), CallFailed)
     assert remote.limit == 0  # the value arrives with the owner's state update, not the reply
 
 
 def test_a_method_through_a_remote_proxy(tree: Tree) -> None:
-    caller = runtime.Context("caller")
+    caller = Context("caller")
     endpoint = Endpoint()
     remote = remote_worker(tree, caller, endpoint)
     results: list[int] = []
@@ -597,7 +608,7 @@ def test_a_method_through_a_remote_proxy(tree: Tree) -> None:
 def test_calls_after_removal_complete_with_object_gone_at_the_next_drain(
     tree: Tree, worker_class: Any
 ) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     worker._unbind()
@@ -608,7 +619,7 @@ def test_calls_after_removal_complete_with_object_gone_at_the_next_drain(
     cycle(caller, 2 * MS)  # delivered at the next drain
     for call in (method, setter):
         error = call.exception()
-        assert isinstance(error, runtime.ObjectGone)
+        assert isinstance(error, ObjectGone)
         assert str(error) == "object 'local.bus.w' no longer exists"
     assert worker.log == []
 
@@ -616,7 +627,7 @@ def test_calls_after_removal_complete_with_object_gone_at_the_next_drain(
 def test_a_call_in_flight_during_removal_completes_with_object_gone(
     tree: Tree, worker_class: Any
 ) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     call = in_cycle(caller, lambda: proxy.add(1))
@@ -624,12 +635,12 @@ def test_a_call_in_flight_during_removal_completes_with_object_gone(
     worker._unbind()
     cycle(owner, 2 * MS)
     cycle(caller, 3 * MS)
-    assert isinstance(call.exception(), runtime.ObjectGone)
+    assert isinstance(call.exception(), ObjectGone)
     assert worker.log == []
 
 
 def test_remote_calls_complete_with_object_gone_when_the_object_is_removed(tree: Tree) -> None:
-    caller = runtime.Context("caller")
+    caller = Context("caller")
     endpoint = Endpoint()
     remote = remote_worker(tree, caller, endpoint)
     pending = in_cycle(caller, lambda: remote.add(1))
@@ -641,42 +652,42 @@ def test_remote_calls_complete_with_object_gone_when_the_object_is_removed(tree:
     late = in_cycle(caller, lambda: remote.add(2))
     cycle(caller, 3 * MS)
     cycle(caller, 4 * MS)
-    assert isinstance(late.exception(), runtime.ObjectGone)
+    assert isinstance(late.exception(), ObjectGone)
     assert len(endpoint.calls) == 1
 
 
 def test_a_call_with_a_timeout_fails_with_call_timeout(tree: Tree, worker_class: Any) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
-    call = in_cycle(caller, lambda: proxy.add(1, timeout=runtime.Duration.parse("5 ms")))
+    call = in_cycle(caller, lambda: proxy.add(1, timeout=Duration.parse("5 ms")))
     cycle(caller, 3 * MS)
     assert not call.done()
     cycle(caller, 6 * MS)
-    assert isinstance(call.exception(), runtime.CallTimeout)
-    with pytest.raises(runtime.CallTimeout):
+    assert isinstance(call.exception(), CallTimeout)
+    with pytest.raises(CallTimeout):
         call.result()
     cycle(owner, 7 * MS)  # the late result changes nothing
     cycle(caller, 8 * MS)
-    assert isinstance(call.exception(), runtime.CallTimeout)
+    assert isinstance(call.exception(), CallTimeout)
 
 
 def test_a_call_answered_before_its_timeout_keeps_its_result(tree: Tree, worker_class: Any) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     proxy = tree.devices.WorkerLocalProxy(registered_worker(worker_class, owner), caller)
-    call = in_cycle(caller, lambda: proxy.add(3, timeout=runtime.Duration.parse("1 s")))
+    call = in_cycle(caller, lambda: proxy.add(3, timeout=Duration.parse("1 s")))
     exchange(caller, owner, 0)
     cycle(caller, 2_000 * MS)
     assert call.result() == 3
 
 
 def test_done_callbacks_run_in_the_callers_drain(tree: Tree, worker_class: Any) -> None:
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     proxy = tree.devices.WorkerLocalProxy(registered_worker(worker_class, owner), caller)
     threads: list[int] = []
     order: list[str] = []
 
-    def record(c: runtime.Call[int]) -> None:
+    def record(c: Call[int]) -> None:
         threads.append(threading.get_ident())
         order.append(f"first {c.result()}")
 
@@ -696,15 +707,15 @@ def test_awaiting_a_call_resumes_on_the_loop_when_the_result_arrives(
     tree: Tree, worker_class: Any
 ) -> None:
     """The loop runs in another thread than the components, as with ``sengen.aio``."""
-    owner, caller = runtime.Context("owner"), runtime.Context("caller")
+    owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     outcome: list[object] = []
 
-    async def main(call: runtime.Call[int]) -> None:
+    async def main(call: Call[int]) -> None:
         outcome.append(await asyncio.wait_for(call, timeout=10))
 
-    calls: list[runtime.Call[int]] = []
+    calls: list[Call[int]] = []
     cycle(caller, 1 * MS, update=lambda: calls.append(proxy.add(4)))
     thread = threading.Thread(target=asyncio.run, args=(main(calls[0]),))
     thread.start()
@@ -716,7 +727,7 @@ def test_awaiting_a_call_resumes_on_the_loop_when_the_result_arrives(
 
 
 def test_async_iteration_over_an_event_yields_each_emission(tree: Tree, worker_class: Any) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     worker = registered_worker(worker_class, owner)
     received: list[tuple[object, ...]] = []
 

@@ -20,15 +20,30 @@ from typing import Any
 
 import pytest
 from objects_support import STL_ROOT, Tree, cycle, generate_tree, imported_tree, in_cycle, on_path
-from sengen.runtime import values
-
-from sengen import runtime
+from sengen.runtime import (
+    ConfigError,
+    Duration,
+    RegistryError,
+    TimeStamp,
+    VariantTagError,
+    set_checks,
+)
+from sengen.runtime.objects import values
+from sengen.runtime.objects.checks import checks
+from sengen.runtime.objects.context import Context
+from sengen.runtime.objects.meta import (
+    DURATION,
+    TIMESTAMP,
+    U8,
+    QuantityMeta,
+    SequenceMeta,
+    resolve_alias,
+)
+from sengen.runtime.objects.registry import OWN_SCOPE, registry
 
 ROOT = "objgen_values"
 BUS = "local.bus"
 MS = 1_000_000
-Duration = runtime.Duration
-TimeStamp = runtime.TimeStamp
 
 
 @pytest.fixture(scope="module")
@@ -39,12 +54,12 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tree]:
 
 @pytest.fixture
 def checks_off() -> Iterator[None]:
-    previous = runtime.checks.enabled
-    runtime.set_checks(False)
+    previous = checks.enabled
+    set_checks(False)
     try:
         yield
     finally:
-        runtime.set_checks(previous)
+        set_checks(previous)
 
 
 def new_gauge(tree: Tree, name: str = "g") -> Any:
@@ -54,7 +69,7 @@ def new_gauge(tree: Tree, name: str = "g") -> Any:
     return gauge
 
 
-def registered_gauge(tree: Tree, context: runtime.Context, name: str = "g") -> Any:
+def registered_gauge(tree: Tree, context: Context, name: str = "g") -> Any:
     gauge = new_gauge(tree, name)
     gauge._bind(context, BUS, 0)
     return gauge
@@ -66,7 +81,7 @@ def configured(tree: Tree, **config: object) -> Any:
 
 
 def config_problems(tree: Tree, **config: object) -> list[str]:
-    with pytest.raises(runtime.ConfigError) as caught:
+    with pytest.raises(ConfigError) as caught:
         configured(tree, **config)
     problems: list[str] = caught.value.problems
     return problems
@@ -75,7 +90,7 @@ def config_problems(tree: Tree, **config: object) -> list[str]:
 def commits_of(tree: Tree, name: str, first: Any, second: Any) -> list[Any]:
     """The values the owner's ``on_<name>_changed`` reports after writing ``first`` in one cycle
     and ``second`` in the next."""
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     gauge = registered_gauge(tree, owner)
     seen: list[Any] = []
     in_cycle(owner, lambda: getattr(gauge, f"on_{name}_changed")(seen.append))
@@ -198,7 +213,7 @@ def test_variant_alternatives_of_the_same_python_type_stay_apart(tree: Tree) -> 
     assert [a.key for a in value.META.alternatives] == [0, 1, 2, 3, 4, 5]
     held = value("i32", -4)
     assert held.get("i32") == -4
-    with pytest.raises(runtime.VariantTagError):
+    with pytest.raises(VariantTagError):
         held.get("u64")
     with pytest.raises(dataclasses.FrozenInstanceError):
         held.tag = "u64"
@@ -286,10 +301,7 @@ def test_enums_by_name(tree: Tree) -> None:
     mode = tree.types.Mode
     assert [(m.name, m.value) for m in mode] == [("idle", 0), ("running", 1), ("stopped", 2)]
     assert configured(tree, mode="stopped").mode is mode.stopped
-    assert (
-        values.to_config(runtime.meta.resolve_alias(tree.types._META_Mode), mode.running)
-        == "running"
-    )
+    assert values.to_config(resolve_alias(tree.types._META_Mode), mode.running) == "running"
     for raw in ("Running", 1, None):
         (problem,) = config_problems(tree, mode=raw)
         assert problem.startswith("invalid value for property 'mode': expected objtest.Mode")
@@ -321,7 +333,7 @@ def test_duration_configuration_form(tree: Tree, text: str, ns: int) -> None:
     period = configured(tree, period=text).period
     assert type(period) is Duration
     assert period == Duration(ns)
-    assert configured(tree, period=values.to_config(runtime.DURATION, period)).period == period
+    assert configured(tree, period=values.to_config(DURATION, period)).period == period
 
 
 @pytest.mark.parametrize(
@@ -357,7 +369,7 @@ def test_timestamp_configuration_form(tree: Tree, text: str, ns: int) -> None:
     stamp = configured(tree, stamp=text).stamp
     assert type(stamp) is TimeStamp
     assert stamp == TimeStamp(ns)
-    assert configured(tree, stamp=values.to_config(runtime.TIMESTAMP, stamp)).stamp == stamp
+    assert configured(tree, stamp=values.to_config(TIMESTAMP, stamp)).stamp == stamp
 
 
 @pytest.mark.parametrize("raw", [5, "yesterday", "5 s"])
@@ -385,7 +397,7 @@ def test_u8_sequences_and_arrays_are_bytes(tree: Tree) -> None:
     assert gauge.quad == b"\x09\x08\x07\x06" and type(gauge.quad) is bytes
     # a u8 alias as the element type keeps the tuple form
     assert gauge.octets == (1, 2) and type(gauge.octets) is tuple
-    assert values.to_config(runtime.meta.resolve_alias(tree.types._META_Blob), gauge.blob) == [
+    assert values.to_config(resolve_alias(tree.types._META_Blob), gauge.blob) == [
         1,
         2,
         255,
@@ -411,7 +423,7 @@ def test_u8_sequences_and_arrays_are_bytes(tree: Tree) -> None:
 
 def test_a_bounded_byte_sequence_checks_its_bound_and_its_type() -> None:
     """The byte sequence's own check (the common payload, no element to look at)."""
-    short = runtime.SequenceMeta("t.Short", "", 1, element=runtime.U8, max_size=4, is_bytes=True)
+    short = SequenceMeta("t.Short", "", 1, element=U8, max_size=4, is_bytes=True)
     check = values.checker(short)
     check(b"")
     check(b"1234")
@@ -493,7 +505,7 @@ def test_checks_name_the_property_path_and_the_class(
 
 
 def test_f64_has_no_f32_limit_and_floats_accept_ints_nan_and_infinities(tree: Tree) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     gauge = registered_gauge(tree, owner)
 
     def update() -> None:
@@ -539,8 +551,8 @@ def test_event_arguments_are_checked(tree: Tree) -> None:
 def test_checks_switched_off_let_values_through_but_not_configuration(
     tree: Tree, checks_off: None
 ) -> None:
-    assert not runtime.checks.enabled
-    owner = runtime.Context("owner")
+    assert not checks.enabled
+    owner = Context("owner")
     gauge = registered_gauge(tree, owner)
     seen: list[tuple[int, str]] = []
     in_cycle(owner, lambda: gauge.events.ticked.connect(lambda c, n: seen.append((c, n))))
@@ -562,11 +574,11 @@ def test_checks_switched_off_let_values_through_but_not_configuration(
 
 
 def test_checks_are_on_again_after_being_switched_back(tree: Tree) -> None:
-    runtime.set_checks(False)
+    set_checks(False)
     try:
         new_gauge(tree).set_next_level(2**40)
     finally:
-        runtime.set_checks(True)
+        set_checks(True)
     with pytest.raises(ValueError):
         new_gauge(tree).set_next_level(2**40)
 
@@ -654,13 +666,12 @@ def test_every_dynamic_property_has_a_zero_value_test(tree: Tree) -> None:
 
 
 def test_generated_types_register_by_qualified_name_in_their_root_scope(tree: Tree) -> None:
-    registry = runtime.registry
     assert tree.devices.Gauge.META.scope == ROOT
     assert registry.find_type("objtest.Point", [ROOT]) is tree.types.Point.META
-    assert registry.find_type("objtest.Point", [ROOT, runtime.OWN_SCOPE]) is tree.types.Point.META
-    assert registry.find_type("objtest.Point", [runtime.OWN_SCOPE]) is None
+    assert registry.find_type("objtest.Point", [ROOT, OWN_SCOPE]) is tree.types.Point.META
+    assert registry.find_type("objtest.Point", [OWN_SCOPE]) is None
     quantity = registry.find_type("objtest.Altitude", [ROOT])
-    assert isinstance(quantity, runtime.QuantityMeta)
+    assert isinstance(quantity, QuantityMeta)
     assert (quantity.minimum, quantity.maximum) == (-10.0, 1000.0)
     assert quantity.unit is not None and quantity.unit.abbreviation == "m"
     entry = registry.find_stl_class("objtest.Gauge", [ROOT])
@@ -702,15 +713,14 @@ def test_the_same_name_in_another_scope_is_allowed_and_ambiguous_only_at_lookup(
     a, b = builds.first, builds.second
     first = importlib.import_module(f"{a}.regtest.shapes")
     second = importlib.import_module(f"{b}.regtest.shapes")  # no error at import
-    registry = runtime.registry
     assert registry.find_type("regtest.Box", [a]) is first.Box.META
     assert registry.find_type("regtest.Box", [b]) is second.Box.META
-    entry = registry.find_stl_class("regtest.Holder", [b, runtime.OWN_SCOPE])
+    entry = registry.find_stl_class("regtest.Holder", [b, OWN_SCOPE])
     assert entry is not None and entry.base is second.HolderBase
-    with pytest.raises(runtime.RegistryError) as caught:
+    with pytest.raises(RegistryError) as caught:
         registry.find_stl_class("regtest.Holder", [a, b])
     assert str(caught.value) == f"class name 'regtest.Holder' is ambiguous: {a}, {b}"
-    with pytest.raises(runtime.RegistryError, match=f"'regtest.Box' is ambiguous: {a}, {b}"):
+    with pytest.raises(RegistryError, match=f"'regtest.Box' is ambiguous: {a}, {b}"):
         registry.find_type("regtest.Box", [a, b])
     # a remote publication resolves to the registration with its structural hash
     assert first.Holder.META.type_hash != second.Holder.META.type_hash
@@ -728,8 +738,8 @@ def test_one_module_imported_under_two_names_registers_once(builds: Builds) -> N
     original = importlib.import_module(f"{a}.regtest.shapes")
     again = importlib.import_module(f"{a}.regtest.shapes_again")  # ignored, no error
     assert again.Box is not original.Box
-    assert runtime.registry.find_type("regtest.Box", [a]) is original.Box.META
-    entry = runtime.registry.find_stl_class("regtest.Holder", [a])
+    assert registry.find_type("regtest.Box", [a]) is original.Box.META
+    entry = registry.find_stl_class("regtest.Holder", [a])
     assert entry is not None and entry.module == f"{a}.regtest.shapes"
 
 
@@ -740,7 +750,7 @@ def test_another_structure_under_the_same_name_in_one_scope_is_an_import_error(
     other = generate_tree(builds.tmp / "c", a, [STL_ROOT / "regalt2"], settings=None)
     shutil.copyfile(other / "regtest" / "shapes.py", builds.first_dir / "regtest" / "shapes_b.py")
     importlib.import_module(f"{a}.regtest.shapes")
-    with pytest.raises(runtime.RegistryError) as caught:
+    with pytest.raises(RegistryError) as caught:
         importlib.import_module(f"{a}.regtest.shapes_b")
     assert str(caught.value) == (
         f"type 'regtest.Box' registered by '{a}.regtest.shapes_b' conflicts with the one"
@@ -752,7 +762,6 @@ def test_another_structure_under_the_same_name_in_one_scope_is_an_import_error(
 
 
 def test_an_implementation_registers_as_stl_package_dot_python_name(tree: Tree) -> None:
-    registry = runtime.registry
     impl = type("RegisteredGauge", (tree.devices.GaugeBase,), {"__module__": "user_gauges"})
     assert registry.find_implementation("objtest.RegisteredGauge", [ROOT]) is impl
     assert registry.find_implementation("objtest.RegisteredGauge", ["elsewhere"]) is None
@@ -774,8 +783,8 @@ def test_two_implementations_with_one_name_are_ambiguous_only_when_referenced(
     first = type("TwinGauge", (tree.devices.GaugeBase,), {"__module__": "user_a"})
     second = type("TwinGauge", (tree.devices.GaugeBase,), {"__module__": "user_b"})
     assert first is not second  # defining both is fine
-    with pytest.raises(runtime.RegistryError) as caught:
-        runtime.registry.find_implementation("objtest.TwinGauge", [ROOT])
+    with pytest.raises(RegistryError) as caught:
+        registry.find_implementation("objtest.TwinGauge", [ROOT])
     assert str(caught.value) == (
         "class name 'objtest.TwinGauge' is ambiguous: user_a.TwinGauge, user_b.TwinGauge"
     )

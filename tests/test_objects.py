@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 from objects_support import Tree, Worker, cycle, imported_tree, in_cycle
-from sengen.runtime import values
-
-from sengen import runtime
+from sengen.runtime import ConfigError
+from sengen.runtime.objects import values
+from sengen.runtime.objects.context import Context
 
 ROOT = "objgen_objects"
 BUS = "local.bus"
@@ -40,7 +40,7 @@ def new_gauge(tree: Tree, name: str = "g", serial: str = "S-1", gain: float = 0.
     return gauge
 
 
-def registered_gauge(tree: Tree, context: runtime.Context, name: str = "g") -> Any:
+def registered_gauge(tree: Tree, context: Context, name: str = "g") -> Any:
     gauge = new_gauge(tree, name)
     gauge._bind(context, BUS, 0)
     return gauge
@@ -75,7 +75,7 @@ class Endpoint:
 
 
 def test_current_is_read_until_commit_and_next_reads_the_pending_value(tree: Tree) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     gauge = registered_gauge(tree, owner)
     during: list[tuple[int, int]] = []
 
@@ -93,7 +93,7 @@ def test_current_is_read_until_commit_and_next_reads_the_pending_value(tree: Tre
 
 
 def test_the_last_write_in_a_cycle_wins(tree: Tree) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     gauge = registered_gauge(tree, owner)
     changes: list[int] = []
     in_cycle(owner, lambda: gauge.on_level_changed(changes.append))
@@ -112,7 +112,7 @@ def test_the_last_write_in_a_cycle_wins(tree: Tree) -> None:
 def test_setting_back_to_the_current_value_commits_no_change(
     tree: Tree, writes: tuple[int, ...]
 ) -> None:
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     cycle(owner, 1 * MS, update=lambda: gauge.set_next_level(0))
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
@@ -137,7 +137,7 @@ def test_setting_back_to_the_current_value_commits_no_change(
 
 
 def test_nothing_is_visible_before_the_commit_except_get_next_for_the_owner(tree: Tree) -> None:
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
     endpoint = Endpoint()
@@ -170,7 +170,7 @@ def test_nothing_is_visible_before_the_commit_except_get_next_for_the_owner(tree
 
 
 def test_pending_values_set_before_registration_are_current_at_registration(tree: Tree) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     gauge = new_gauge(tree)
     gauge.set_next_level(8)
     assert gauge.level == 0
@@ -182,7 +182,7 @@ def test_pending_values_set_before_registration_are_current_at_registration(tree
 def test_last_commit_time_is_the_time_of_the_last_commit_that_changed_something(
     tree: Tree,
 ) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     gauge = new_gauge(tree)
     gauge._bind(owner, BUS, 1 * MS)
     assert gauge.last_commit_time == 1 * MS
@@ -194,7 +194,7 @@ def test_last_commit_time_is_the_time_of_the_last_commit_that_changed_something(
 
 
 def test_properties_cannot_be_assigned_on_any_view(tree: Tree) -> None:
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
     for view in (gauge, proxy):
@@ -209,7 +209,7 @@ def test_properties_cannot_be_assigned_on_any_view(tree: Tree) -> None:
 def test_commit_is_atomic_per_object_for_a_reader_in_another_thread(tree: Tree) -> None:
     """Properties ``a`` and ``b`` are always set equal; a local proxy refreshed in another
     thread must never see them differ (runtime.md §3.6, acceptance O9)."""
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
     counter = itertools.count(1)
@@ -253,7 +253,7 @@ def test_commit_is_atomic_per_object_for_a_reader_in_another_thread(tree: Tree) 
 
 @pytest.mark.parametrize("kind", ["local", "remote"])
 def test_a_proxy_change_callback_sees_the_whole_commit(tree: Tree, kind: str) -> None:
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     proxy: Any
     if kind == "local":
@@ -279,7 +279,7 @@ def test_a_proxy_change_callback_sees_the_whole_commit(tree: Tree, kind: str) ->
 
 
 def test_the_owners_own_callback_runs_in_its_next_drain(tree: Tree) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     gauge = registered_gauge(tree, owner)
     phase = ["before"]
     calls: list[tuple[str, int, int]] = []
@@ -308,7 +308,7 @@ def test_the_owners_own_callback_runs_in_its_next_drain(tree: Tree) -> None:
 def test_local_proxy_callbacks_run_at_the_subscribers_drain_only_when_the_value_differs(
     tree: Tree,
 ) -> None:
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
     seen: list[int] = []
@@ -334,7 +334,7 @@ def test_local_proxy_callbacks_run_at_the_subscribers_drain_only_when_the_value_
 
 
 def test_a_proxy_read_twice_in_one_cycle_gives_the_same_value(tree: Tree) -> None:
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
     subscriber.time = 1 * MS
@@ -349,7 +349,7 @@ def test_a_proxy_read_twice_in_one_cycle_gives_the_same_value(tree: Tree) -> Non
 
 
 def test_remote_proxy_applies_updates_at_its_drain_all_of_one_commit_together(tree: Tree) -> None:
-    subscriber = runtime.Context("subscriber")
+    subscriber = Context("subscriber")
     endpoint = Endpoint()
     state = zero_state(tree, tree.devices.Gauge, serial="R-1", gain=2.0, tagId=4, level=3)
     remote = tree.devices.GaugeRemoteProxy(endpoint, subscriber, "g", "s.b", state, 10 * MS)
@@ -375,7 +375,7 @@ def test_remote_proxy_applies_updates_at_its_drain_all_of_one_commit_together(tr
 
 
 def test_subscriptions_close_idempotently_and_as_context_managers(tree: Tree) -> None:
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
     seen: list[int] = []
@@ -395,7 +395,7 @@ def test_subscriptions_close_idempotently_and_as_context_managers(tree: Tree) ->
 def test_subscriptions_made_before_registration_run_in_the_owners_next_drain(
     tree: Tree,
 ) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     gauge = new_gauge(tree)
     phase = ["init"]
     calls: list[tuple[str, str]] = []
@@ -418,7 +418,7 @@ def test_subscriptions_made_before_registration_run_in_the_owners_next_drain(
 
 
 def test_events_are_held_until_commit_and_delivered_once_in_emission_order(tree: Tree) -> None:
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
     own: list[tuple[int, str]] = []
@@ -457,7 +457,7 @@ def test_events_are_held_until_commit_and_delivered_once_in_emission_order(tree:
 
 
 def test_event_callbacks_see_the_committed_properties(tree: Tree) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     gauge = registered_gauge(tree, owner)
     seen: list[int] = []
     in_cycle(owner, lambda: gauge.events.pinged.connect(lambda: seen.append(gauge.level)))
@@ -472,7 +472,7 @@ def test_event_callbacks_see_the_committed_properties(tree: Tree) -> None:
 
 
 def test_a_closed_event_subscription_gets_nothing(tree: Tree) -> None:
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
     seen: list[int] = []
@@ -486,7 +486,7 @@ def test_a_closed_event_subscription_gets_nothing(tree: Tree) -> None:
 
 
 def test_remote_events_are_dispatched_in_the_subscribers_drain(tree: Tree) -> None:
-    subscriber = runtime.Context("subscriber")
+    subscriber = Context("subscriber")
     endpoint = Endpoint()
     remote = tree.devices.GaugeRemoteProxy(
         endpoint, subscriber, "g", "s.b", zero_state(tree, tree.devices.Gauge), 0
@@ -517,7 +517,7 @@ def test_remote_events_are_dispatched_in_the_subscribers_drain(tree: Tree) -> No
 
 def test_from_config_requires_every_static_property(tree: Tree) -> None:
     gauge_base = tree.devices.GaugeBase
-    with pytest.raises(runtime.ConfigError) as caught:
+    with pytest.raises(ConfigError) as caught:
         gauge_base.from_config("o1", {})
     assert caught.value.problems == [
         "missing constructor argument 'serial' of type 'string' for creating object 'o1' of"
@@ -525,7 +525,7 @@ def test_from_config_requires_every_static_property(tree: Tree) -> None:
         "missing constructor argument 'gain' of type 'f32' for creating object 'o1' of class"
         " 'objtest.Gauge'",
     ]
-    with pytest.raises(runtime.ConfigError) as caught:
+    with pytest.raises(ConfigError) as caught:
         gauge_base.from_config("o2", {"serial": "s"})
     assert caught.value.problems == [
         "missing constructor argument 'gain' of type 'f32' for creating object 'o2' of class"
@@ -549,13 +549,13 @@ def test_from_config_requires_every_static_property(tree: Tree) -> None:
 )
 def test_from_config_messages(tree: Tree, extra: dict[str, object], message: str) -> None:
     config: dict[str, object] = {"serial": "s", "gain": 1.0, **extra}
-    with pytest.raises(runtime.ConfigError) as caught:
+    with pytest.raises(ConfigError) as caught:
         tree.devices.GaugeBase.from_config("o", config)
     assert caught.value.problems == [message]
 
 
 def test_from_config_collects_every_problem(tree: Tree) -> None:
-    with pytest.raises(runtime.ConfigError) as caught:
+    with pytest.raises(ConfigError) as caught:
         tree.devices.GaugeBase.from_config("o", {"serial": 3, "slot": 1, "bogus": 2})
     assert caught.value.problems == [
         "invalid value for property 'serial': expected string, got 3",
@@ -567,7 +567,7 @@ def test_from_config_collects_every_problem(tree: Tree) -> None:
 
 
 def test_from_config_statics_and_initial_dynamic_values_by_stl_name(tree: Tree) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     gauge = tree.devices.GaugeBase.from_config(
         "o",
         {"serial": "X", "gain": 2, "level": 5, "mode": "running", "maybePoint": None, "type": "t"},
@@ -586,7 +586,7 @@ def test_from_config_statics_and_initial_dynamic_values_by_stl_name(tree: Tree) 
 
 
 def test_static_no_config_is_set_only_before_registration(tree: Tree) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     gauge = tree.devices.GaugeBase("g", serial="s", gain=1.0)
     gauge.set_slot(4)
     assert gauge.slot == 4  # immediate, no commit needed
@@ -601,7 +601,7 @@ def test_static_no_config_is_set_only_before_registration(tree: Tree) -> None:
 
 
 def test_static_no_config_message_names_the_stl_property(tree: Tree) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     gauge = registered_gauge(tree, owner)
     with pytest.raises(RuntimeError) as caught:
         gauge.set_tag_id(2)
@@ -609,7 +609,7 @@ def test_static_no_config_message_names_the_stl_property(tree: Tree) -> None:
 
 
 def test_an_unset_static_no_config_property_reads_its_zero_value(tree: Tree) -> None:
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = tree.devices.GaugeBase("g", serial="s", gain=1.0)
     gauge._bind(owner, BUS, 0)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
@@ -618,7 +618,7 @@ def test_an_unset_static_no_config_property_reads_its_zero_value(tree: Tree) -> 
 
 
 def test_static_properties_have_no_setter_and_are_read_through_proxies(tree: Tree) -> None:
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
     for view in (gauge, proxy):
@@ -631,7 +631,7 @@ def test_static_properties_have_no_setter_and_are_read_through_proxies(tree: Tre
 
 
 def test_writes_from_a_foreign_thread_raise(tree: Tree) -> None:
-    owner = runtime.Context("owner")
+    owner = Context("owner")
     gauge = registered_gauge(tree, owner)
     errors: list[BaseException] = []
 
@@ -676,7 +676,7 @@ def test_an_abstract_class_refuses_instantiation_but_its_implementation_does_not
 
 
 def test_views_share_the_interface_and_the_identity(tree: Tree) -> None:
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
     remote = tree.devices.GaugeRemoteProxy(
@@ -694,7 +694,7 @@ def test_views_share_the_interface_and_the_identity(tree: Tree) -> None:
 
 
 def test_a_reserved_name_member_is_mangled_in_python_only(tree: Tree) -> None:
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
     meta = tree.devices.Gauge.META.property("type")
@@ -713,7 +713,7 @@ def test_a_reserved_name_member_is_mangled_in_python_only(tree: Tree) -> None:
 
 
 def test_update_wins_over_a_setter_call_received_in_the_same_cycle(tree: Tree) -> None:
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
     call = in_cycle(subscriber, lambda: proxy.set_next_mode(tree.types.Mode.running))
@@ -726,7 +726,7 @@ def test_update_wins_over_a_setter_call_received_in_the_same_cycle(tree: Tree) -
 
 
 def test_nan_is_equal_to_nan_for_change_detection(tree: Tree) -> None:
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
     seen: list[float] = []
@@ -742,7 +742,7 @@ def test_nan_is_equal_to_nan_for_change_detection(tree: Tree) -> None:
 
 
 def test_a_closed_proxy_and_a_stopped_context_receive_nothing(tree: Tree) -> None:
-    owner, subscriber = runtime.Context("owner"), runtime.Context("subscriber")
+    owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
     proxy._close()

@@ -13,7 +13,20 @@ import math
 from typing import Any
 
 import pytest
-from sengen.runtime import (
+from sengen.runtime import Duration, TimeStamp
+from sengen.runtime.kernel.query import (
+    Between,
+    Binary,
+    Expr,
+    In,
+    Literal,
+    QueryError,
+    Unary,
+    Variable,
+    _compile,
+    parse_query,
+)
+from sengen.runtime.objects.meta import (
     BOOL,
     DURATION,
     F32,
@@ -27,7 +40,6 @@ from sengen.runtime import (
     AlternativeMeta,
     Category,
     ClassMeta,
-    Duration,
     EnumeratorMeta,
     EnumMeta,
     FieldMeta,
@@ -36,23 +48,10 @@ from sengen.runtime import (
     QuantityMeta,
     SequenceMeta,
     StructMeta,
-    TimeStamp,
     Transport,
     TypeMeta,
     UnitMeta,
     VariantMeta,
-)
-from sengen.runtime.query import (
-    Between,
-    Binary,
-    Expr,
-    In,
-    Literal,
-    QueryError,
-    Unary,
-    Variable,
-    _compile,
-    parse_query,
 )
 
 # -- metadata of the fake classes ---------------------------------------------------------------

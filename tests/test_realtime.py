@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from sengen.runtime.realtime import RealTimeLoop
-from sengen.runtime.tracing import ChromeTracer, Tracers
+from sengen.runtime.time.realtime import RealTimeLoop
+from sengen.runtime.time.tracing import ChromeTracer, Tracers
 
 P30 = 33_333_333  # 30 Hz
 ANCHOR = 1_000_000_000_000

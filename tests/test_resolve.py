@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 from objects_support import Tree, imported_tree
-from sengen.runtime.resolve import ClassLookupError, import_packages, resolve_class
-
-from sengen import runtime
+from sengen.runtime.kernel.imports import ClassLookupError, import_packages, resolve_class
+from sengen.runtime.objects.registry import registry
 
 ROOT = "objgen_resolve"
 IMPORTS = [f"{ROOT}.objtest"]
@@ -78,7 +77,7 @@ def test_an_unknown_class_names_the_imports(tree: Tree) -> None:
 def test_an_stl_class_of_another_scope_is_not_found(tree: Tree) -> None:
     with pytest.raises(ClassLookupError, match="could not find class"):
         resolve_class("objtest.Gauge", ["unrelated_package"])
-    assert ROOT in runtime.registry.scopes()
+    assert ROOT in registry.scopes()
 
 
 def test_import_failures_are_reported_per_package(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import sengen
-from sengen.schema import DURATION_PATTERN, config_schema
+from sengen.codegen.schema import DURATION_PATTERN, config_schema
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -16,11 +16,11 @@ from types import ModuleType
 import pytest
 from kernel_support import make_package, producer
 from sengen.runtime import Duration
-from sengen.runtime.config import load_config_text
-from sengen.runtime.kernel import Kernel, PreloadError
-from sengen.runtime.objects import object_id
-from sengen.runtime.shell.commands import COMMANDS
-from sengen.runtime.shell.launch import shell_of
+from sengen.runtime.components.shell.commands import COMMANDS
+from sengen.runtime.components.shell.launch import shell_of
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel, PreloadError
+from sengen.runtime.objects.objects import object_id
 
 WATCHDOG = 20.0  # seconds: a run that is still going then is a failure (exit 99)
 

@@ -12,10 +12,15 @@ import pytest
 from kernel_support import make_package
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
-from sengen.runtime.shell.commands import COMMANDS
-from sengen.runtime.shell.completion import Index, ShellCompleter, candidates, names_of
-from sengen.runtime.shell.launch import shell_config
-from sengen.runtime.shell.literals import LiteralError, parse_value, parse_values, split_commands
+from sengen.runtime.components.shell.commands import COMMANDS
+from sengen.runtime.components.shell.completion import Index, ShellCompleter, candidates, names_of
+from sengen.runtime.components.shell.launch import shell_config
+from sengen.runtime.components.shell.literals import (
+    LiteralError,
+    parse_value,
+    parse_values,
+    split_commands,
+)
 
 
 @pytest.fixture(scope="module")

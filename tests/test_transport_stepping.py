@@ -18,13 +18,12 @@ from typing import Any
 
 import pytest
 from kernel_support import Probe
-from sengen.runtime.config import load_config_text
-from sengen.runtime.kernel import Kernel
-from sengen.runtime.runner import RunApi
-from sengen.runtime.transport import Transport
+from sengen.runtime.components.recorder.recording import read_recording
+from sengen.runtime.components.transport.transport import Transport
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel
+from sengen.runtime.kernel.runner import RunApi
 from transport_support import Process, free_port, make_project, session_name
-
-from sengen.recording import read_recording
 
 ROOT = "xsgen"
 pytestmark = pytest.mark.slow

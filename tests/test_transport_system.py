@@ -24,11 +24,11 @@ from typing import Any
 import pytest
 from kernel_support import Probe, Step, make_package
 from sengen.runtime import Duration
-from sengen.runtime.config import load_config_text
+from sengen.runtime.components.transport.transport import Transport
 from sengen.runtime.errors import ObjectGone
-from sengen.runtime.kernel import Kernel
-from sengen.runtime.runner import RunApi
-from sengen.runtime.transport import Transport
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel
+from sengen.runtime.kernel.runner import RunApi
 from transport_support import (
     IMPLEMENTATIONS,
     STL,

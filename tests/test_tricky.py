@@ -15,7 +15,7 @@ from corpus_layout import corpus_root
 
 import sengen
 from sengen import Diagnostic
-from sengen.model import (
+from sengen.stl.model import (
     NATIVES,
     AliasType,
     ClassType,

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from sengen.units import (
+from sengen.stl.units import (
     UNITS,
     Unit,
     convert,

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from kernel_support import make_package
 from sengen.runtime import Duration
-from sengen.runtime.component import Component
-from sengen.runtime.config import load_config_text
-from sengen.runtime.kernel import Kernel
-from sengen.runtime.runner import RunApi
+from sengen.runtime.kernel.component import Component
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel
+from sengen.runtime.kernel.runner import RunApi
 
 from sengen.testing import TestKernel
 
@@ -262,7 +262,7 @@ def test_vt15_an_oversized_delta_makes_a_component_lag_and_catch_up() -> None:
 
 
 def test_vt17_master_time_moves_by_virtual_time_and_methods_return_wall_time() -> None:
-    from sengen.runtime.stepping import Stepper
+    from sengen.runtime.time.stepping import Stepper
 
     none = Stepper(list)
     assert none.step() >= 0 and none.time == 0

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from sengen.runtime import CallDropped
-from sengen.runtime.calls import Call, completed
-from sengen.runtime.context import CALLS, CHANGES, EVENTS, Context
+from sengen.runtime.objects.calls import Call, completed
+from sengen.runtime.objects.context import CALLS, CHANGES, EVENTS, Context
 
 
 def fill(context: Context, log: list[Any], items: list[tuple[str, bool]]) -> list[str]:

@@ -19,8 +19,8 @@ from types import ModuleType
 
 from kernel_support import Probe, Step, make_package
 from sengen.runtime import Duration
-from sengen.runtime.config import load_config_text
-from sengen.runtime.kernel import Kernel
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel
 
 STL = """\
 package xbus;
@@ -66,7 +66,7 @@ import random
 import time
 from typing import Any
 
-from sengen.runtime.component import Component
+from sengen.runtime.kernel.component import Component
 
 from {root}.xbus import SensorBase, WatcherBase
 
@@ -164,7 +164,7 @@ class Delayer(Component):
     '''Perturbs a run: every frame this process's transport receives waits up to 0.3 ms.'''
 
     def preload(self, api: Any) -> None:
-        from sengen.runtime.transport import Transport
+        from sengen.runtime.components.transport.transport import Transport
 
         delay_frames(Transport)
 

@@ -19,8 +19,7 @@ from functools import partial
 from typing import Any
 
 from gen.calculators import Calculator, CalculatorBase, ClientBase
-from sengen.runtime import Call, CallError
-from sengen.runtime.runner import RunApi
+from sengen.runtime import Call, CallError, RunApi
 
 
 class PocketCalculator(CalculatorBase):

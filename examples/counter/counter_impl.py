@@ -8,7 +8,7 @@ uses. The package ``gen.counter`` is generated from the STL by ``sengen build st
 from __future__ import annotations
 
 from gen.counter import CounterBase
-from sengen.runtime.runner import RunApi
+from sengen.runtime import RunApi
 
 
 class StepCounter(CounterBase):

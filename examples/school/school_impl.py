@@ -30,9 +30,7 @@ from gen.school import (
     Studying,
     TeacherBase,
 )
-from sengen.runtime.calls import Call
-from sengen.runtime.discovery import Subscription
-from sengen.runtime.runner import RunApi
+from sengen.runtime import Call, RunApi, Subscription
 
 GAMES = ("tag", "hopscotch", "marbles")
 

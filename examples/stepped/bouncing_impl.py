@@ -18,8 +18,7 @@ from functools import partial
 from typing import Any
 
 from gen.bouncing import AltimeterBase, Ball, BallBase
-from sengen.runtime import EventInfo, TimeStamp
-from sengen.runtime.runner import RunApi
+from sengen.runtime import EventInfo, RunApi, TimeStamp
 
 
 class FallingBall(BallBase):

@@ -6,11 +6,12 @@ from __future__ import annotations
 import abc as _abc
 import typing as _t
 
-from sengen import runtime as _rt
+from sengen.runtime import abi as _rt
 
 from . import basic_types as _sen__kernel__basic_types
 from . import monitoring as _sen__kernel__monitoring
 
+_rt.check_interface(1, __name__)
 _SCOPE = _rt.scope_of(__name__, 3)
 
 _META_KernelApi = _rt.ClassMeta(

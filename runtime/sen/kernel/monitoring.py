@@ -6,10 +6,11 @@ from __future__ import annotations
 import dataclasses as _dc
 import typing as _t
 
-from sengen import runtime as _rt
+from sengen.runtime import abi as _rt
 
 from . import basic_types as _sen__kernel__basic_types
 
+_rt.check_interface(1, __name__)
 _SCOPE = _rt.scope_of(__name__, 3)
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import abc as _abc
 import typing as _t
 
-from sengen import runtime as _rt
+from sengen.runtime import abi as _rt
 
+_rt.check_interface(1, __name__)
 _SCOPE = _rt.scope_of(__name__, 2)
 
 _META_Animal = _rt.ClassMeta(

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import typing as _t
 
-from sengen import runtime as _rt
+from sengen.runtime import abi as _rt
 
 from ..base.common import common as _base__common__common
 
+_rt.check_interface(1, __name__)
 _SCOPE = _rt.scope_of(__name__, 2)
 
 Ids: _t.TypeAlias = tuple[_base__common__common.Id, ...]

@@ -7,8 +7,9 @@ import dataclasses as _dc
 import enum as _enum
 import typing as _t
 
-from sengen import runtime as _rt
+from sengen.runtime import abi as _rt
 
+_rt.check_interface(1, __name__)
 _SCOPE = _rt.scope_of(__name__, 2)
 
 

@@ -1,0 +1,1 @@
+"""The recorder component and its file format (runtime.md §9)."""

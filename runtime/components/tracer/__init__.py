@@ -1,0 +1,1 @@
+"""The tracer component: cycle traces in the Chrome trace format."""

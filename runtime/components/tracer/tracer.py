@@ -1,0 +1,42 @@
+"""The shipped ``tracer`` component (runtime.md §7.4, §9): a Chrome-trace file of every cycle.
+
+It installs a :class:`~sengen.runtime.time.tracing.ChromeTracer` at preload, has no loop of its own,
+and writes the file when it unloads, after the components it traced have stopped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict
+from sengen.runtime.kernel.component import Component
+from sengen.runtime.time.tracing import ChromeTracer
+
+if TYPE_CHECKING:
+    from sengen.runtime.kernel.runner import RunApi
+
+
+class TracerConfig(BaseModel):
+    """The ``tracer`` entry's own keys."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    file: str = "trace.json"
+
+
+class TracerComponent(Component):
+    config_model = TracerConfig
+
+    def __init__(self, config: TracerConfig) -> None:
+        self.path = Path(config.file)
+        self.tracer = ChromeTracer()
+
+    def preload(self, api: RunApi) -> None:
+        api.install_tracer(self.tracer)
+
+    def run(self, api: RunApi) -> None:
+        api.wait_for_stop()
+
+    def unload(self, api: RunApi) -> None:
+        self.tracer.write(self.path)

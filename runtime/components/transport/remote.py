@@ -1,0 +1,756 @@
+"""Both ends of an object crossing a process boundary (runtime.md §8.1), transport-neutral.
+
+On the producer's side an :class:`Outbox` per remote process holds one subscription per
+interest that process announced. Its subscriptions use the change-log mode of the owners'
+publishers, run at once on the owner's thread (:class:`ImmediateContext`): the full state when an
+object starts matching, the changed properties of each commit, the events and the removal, all
+in the owner's commit order, so the frames leave in an order in which the snapshot always
+precedes the updates and a call's result follows the updates of its commit. The records of one
+commit leave as one message (``wire.Batch``).
+
+On the subscriber's side a :class:`RemoteHandle` per remote object holds its last known state
+and feeds the :class:`~sengen.runtime.objects.proxies.RemoteProxy` of every component that holds it;
+the handle is what the subscriber's ``Discovery`` receives as the object's owner. Changes stay
+encoded until someone reads them: a proxy decodes, at its drain, only the latest value of each
+property (``ClassCodec.latest``), so a subscriber slower than the owner pays for what it sees,
+not for every commit.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import itertools
+import logging
+import operator
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple, cast
+
+from sengen.runtime.components.transport import wire
+from sengen.runtime.errors import CallDropped, CallError, CallFailed, CallTimeout, ObjectGone
+from sengen.runtime.kernel.discovery import Delivery, Discovery, Interests, LogRecord, Subscription
+from sengen.runtime.kernel.query import Query
+from sengen.runtime.objects.calls import Call
+from sengen.runtime.objects.codec import ClassCodec, Column, class_codec
+from sengen.runtime.objects.context import Context
+from sengen.runtime.objects.describe import describe
+from sengen.runtime.objects.meta import ClassMeta, EventMeta, MethodMeta, PropertyMeta
+from sengen.runtime.objects.objects import NativeObject, Object, Prop, route_call
+from sengen.runtime.objects.proxies import RemoteProxy, refused
+
+_log = logging.getLogger("sengen.transport")
+
+# (message, what it carries: named only if the message is refused, so built only then)
+Send = Callable[[bytes, Callable[[], str]], object]
+# A handle settles the changes it holds into its state once it holds this many.
+_SETTLE_AT = 64
+# A message goes before it would pass this much, and a longer commit is cut into messages of
+# this much: Zenoh's own batches are of this size, and its threads then write while the commit
+# goes on (in bench/transport.py, commits of 100 changes of 4 KiB went out 1.5 times as fast so
+# as in one message of 400 KiB each).
+_SOON = 1 << 16
+
+
+class ImmediateContext(Context):
+    """The context of subscriptions held for another process: what an owner posts to it runs at
+    once on the owner's thread, so that the frames leave in the owner's commit order."""
+
+    def post(self, function: Callable[..., Any], *args: Any) -> None:
+        function(*args)
+
+    def post_kind(self, kind: int, function: Callable[..., Any], *args: Any) -> None:
+        function(*args)
+
+
+class _RemoteDiscovery(Discovery):
+    """No proxies for another process's subscriptions: the change log carries every fact."""
+
+    forwarded = True
+
+    def deliver(self, delivery: Delivery, own: bool) -> None:
+        pass
+
+
+# -- the producer's side --------------------------------------------------------------------------
+
+
+class _Exposed(NamedTuple):
+    """An object another process holds, as its owner's commits need it."""
+
+    oid: int
+    codec: ClassCodec
+    singles: dict[str, Callable[[Any], bytes | bytearray]]  # ``codec.singles``
+    owner: Context
+
+
+Changed = Sequence[tuple[NativeObject, Sequence[Prop]]]  # a commit's changes, as owners list them
+
+
+class _Encoded(NamedTuple):
+    """Changes of a commit, encoded as the columns of ``wire.Changes``: their objects' ids
+    (packed), where each state ends (a ``range`` when they are of one size), their states (each
+    ``sep`` then a piece, ``codec.Column``); and what changed (to name a change in a log line),
+    in the same order."""
+
+    ids: bytes
+    ends: Sequence[int]
+    sep: bytes
+    pieces: Sequence[bytes | bytearray]
+    changed: Changed
+
+    def part(self, start: int, end: int) -> _Encoded:
+        """Changes ``start`` to ``end`` alone."""
+        ends = self.ends
+        part: Sequence[int]
+        if type(ends) is range:
+            part = range(ends.step, ends.step * (end - start) + 1, ends.step)
+        else:
+            base = ends[start - 1] if start else 0
+            part = [e - base for e in ends[start:end]]
+        ids, pieces = self.ids[8 * start : 8 * end], self.pieces[start:end]
+        return _Encoded(ids, part, self.sep, pieces, self.changed[start:end])
+
+
+class _Alike(NamedTuple):
+    """An owner's last commit that changed one property of exposed objects alike: the next is
+    likely the same objects again, then their ids and column are known."""
+
+    changed: Changed
+    objects: Sequence[NativeObject]
+    ids: bytes
+    column: Callable[[Sequence[NativeObject]], Column]
+
+
+_oid_of = operator.attrgetter("oid")
+
+
+def _changed_what(changed: Sequence[tuple[NativeObject, Sequence[Prop]]]) -> str:
+    ((obj, props),) = changed
+    return f"{obj._address} ({', '.join(p.meta.stl_name for p in props)})"
+
+
+def _a_commit() -> str:
+    return "a commit's changes"
+
+
+def _event_what(obj: NativeObject, meta: EventMeta) -> str:
+    return f"{obj._address}.{meta.stl_name}"
+
+
+class Outbox:
+    """What this process shows one remote process: the objects matching its interests. It is
+    the :class:`~sengen.runtime.kernel.discovery.ChangeSink` of its subscriptions: the owners write
+    their commits' changes and events straight into the message being built."""
+
+    def __init__(self, sender: str, space: Interests, send: Send, limit: int) -> None:
+        self.sender = sender
+        self._send = send
+        self._limit = limit  # maxMessageBytes
+        self._header = wire.Batch.header(sender)
+        # A message may take this many bytes, leaving room for a step stamp.
+        self._room = limit - wire.envelope(sender) + len(self._header)
+        self._soon = min(_SOON, self._room)  # a message this long goes at once
+        self._message = bytearray(self._header)  # being built (under the lock)
+        self._discovery = _RemoteDiscovery(ImmediateContext("transport"), space)
+        self._subscriptions: dict[int, Subscription] = {}
+        self._holders: dict[NativeObject, list[int]] = {}  # which interests hold an object
+        self._exposed: dict[int, NativeObject] = {}  # by object id: what calls may reach
+        # What a change of an exposed object needs, found once per object: its id, its class's
+        # codec and its owner.
+        self._wire: dict[NativeObject, _Exposed] = {}
+        self._owners: dict[Context, int] = {}  # how many exposed objects each owner has
+        self._last: dict[Context, _Alike] = {}  # each owner's last alike commit, while exposed
+        self._described: set[ClassMeta] = set()  # classes whose description went already
+        self._lock = threading.Lock()
+
+    def open(self, iid: int, query: Query) -> None:
+        """Interest ``iid`` of the remote process: the owners evaluate it from their next drain."""
+        with self._lock:
+            if iid in self._subscriptions:
+                return  # announced again (history and live, or a reconnection)
+            # Registered before the owners can answer: their records check it.
+            self._subscriptions[iid] = subscription = self._discovery.subscribe(
+                query, log=functools.partial(self._records, iid), sink=self
+            )
+        del subscription
+
+    def close(self, iid: int) -> None:
+        with self._lock:
+            subscription = self._subscriptions.pop(iid, None)
+            for obj, iids in list(self._holders.items()):
+                if iid in iids:
+                    iids.remove(iid)
+                    if not iids:
+                        self._forget(obj)
+        if subscription is not None:
+            subscription.close()
+
+    def close_all(self) -> None:
+        for iid in list(self._subscriptions):
+            self.close(iid)
+
+    def target(self, oid: int) -> NativeObject | None:
+        with self._lock:
+            return self._exposed.get(oid)
+
+    # -- the owners' commits (their threads) --------------------------------------------------
+
+    def changes(self, owner: Context, time: int, changed: Changed) -> bool:
+        """The exposed objects that changed, one copy whatever the interests holding them, as
+        one :class:`~sengen.runtime.components.transport.wire.Changes` item (or more, should they
+        not fit in one message). The hot path of remote traffic."""
+        with self._lock:
+            if not self._owners.get(owner):
+                return False
+            encoded = self._alike(owner, changed) or self._each(changed)
+            if encoded.ends:
+                self._place(time, encoded)
+        return True
+
+    def _alike(self, owner: Context, changed: Changed) -> _Encoded | None:
+        """A commit in which every object is exposed and changed the same one property (objects
+        of one class updated alike, the common case), encoded without a Python step per object;
+        None for any other commit, or when a value fails: then each is encoded alone, and the
+        one that fails is named."""
+        last = self._last.get(owner)
+        if last is None or changed != last.changed:  # objects and Props: by identity
+            last = self._alike_of(changed)
+            if last is None:
+                return None
+            self._last[owner] = last
+        try:
+            ends, sep, pieces = last.column(last.objects)
+        except (ValueError, TypeError):  # a value checks let through
+            return None
+        return _Encoded(last.ids, ends, sep, pieces, changed)
+
+    def _alike_of(self, changed: Changed) -> _Alike | None:
+        if not changed:
+            return None
+        objects, props = zip(*changed, strict=True)
+        first = props[0]
+        if len(first) != 1 or props.count(first) != len(props):
+            return None
+        found = list(map(self._wire.get, objects))
+        try:
+            oids = list(map(_oid_of, found))
+        except AttributeError:  # an object no interest holds
+            return None
+        column = cast(_Exposed, found[0]).codec.columns[first[0].key]
+        return _Alike(list(changed), objects, wire.pack_ids(oids), column)
+
+    def _each(self, changed: Changed) -> _Encoded:
+        """The changes of the exposed objects of a commit, encoded one by one: a value that
+        fails is logged and left out."""
+        exposed = self._wire
+        oids: list[int] = []
+        states: list[bytes | bytearray] = []
+        kept: list[tuple[NativeObject, Sequence[Prop]]] = []
+        for change in changed:
+            obj, props = change
+            found = exposed.get(obj)
+            if found is None:
+                continue
+            try:
+                if len(props) == 1:  # ``ClassCodec.changed_state``, inlined
+                    state = found.singles[props[0].key](obj)
+                else:
+                    state = found.codec.changed_state(obj, props)
+            except (ValueError, TypeError) as error:  # a value checks let through
+                _log.error("set of %s not sent: %s", obj._address, error)
+                continue
+            oids.append(found.oid)
+            states.append(state)
+            kept.append(change)
+        ends = list(itertools.accumulate(map(len, states)))
+        return _Encoded(wire.pack_ids(oids), ends, b"", states, kept)
+
+    def _place(self, time: int, encoded: _Encoded) -> None:
+        """A commit's changes into items of messages (under the lock). A message goes before it
+        would pass ``_SOON`` bytes: Zenoh's threads write it while the next one is placed. A
+        commit longer than that on its own is cut into items that fill a message each; a
+        single change longer than a message can hold is logged and not sent (:meth:`_placed`)."""
+        per_change, count = wire.Changes.PER_CHANGE, len(encoded.ends)
+        size = wire.Changes.FIXED + per_change * count + encoded.ends[-1]
+        if len(self._message) + size > self._soon and len(self._message) > len(self._header):
+            self._flush()
+        if len(self._message) + size <= self._soon:
+            self._changes(time, encoded)
+            return
+        # What the changes before each index take in an item, beyond its fixed part.
+        taken = [0, *(end + per_change * i for i, end in enumerate(encoded.ends, 1))]
+        start = 0
+        while start < count:
+            room = self._soon - len(self._message) - wire.Changes.FIXED
+            end = bisect.bisect_right(taken, taken[start] + room, start + 1) - 1
+            if end == start:  # not one more change fits in this message
+                if len(self._message) > len(self._header):
+                    self._flush()
+                    continue
+                end = start + 1
+            self._changes(time, encoded.part(start, end))
+            start = end
+
+    def _changes(self, time: int, encoded: _Encoded) -> None:
+        """Changes of a commit as an item of the message (under the lock)."""
+        ids, ends, sep, pieces, changed = encoded
+        what = functools.partial(_changed_what, changed) if len(ends) == 1 else _a_commit
+        self._add(wire.Changes.item_head(time, ids, ends) + sep, what, sep.join(pieces))
+
+    def events(
+        self,
+        owner: Context,
+        time: int,
+        emitted: list[tuple[NativeObject, EventMeta, tuple[Any, ...]]],
+    ) -> None:
+        with self._lock:
+            exposed = self._wire
+            for obj, meta, args in emitted:
+                found = exposed.get(obj)
+                if found is None:
+                    continue
+                try:
+                    payload = found.codec.encode_event(meta.stl_name, args)
+                except (ValueError, TypeError) as error:
+                    _log.error("event of %s not sent: %s", obj._address, error)
+                    continue
+                frame = wire.Emitted(self.sender, found.oid, time, payload)
+                self._add(frame.item(), functools.partial(_event_what, obj, meta))
+
+    def flush(self) -> None:
+        with self._lock:
+            self._flush()
+
+    def _records(self, iid: int, records: list[LogRecord]) -> None:
+        """An owner's additions and removals of one commit (or piece of kernel work), on the
+        owner's thread; they end the commit's message."""
+        with self._lock:
+            if iid not in self._subscriptions:
+                return  # closed while the owner was answering
+            for kind, time, owner, _, values in records:
+                obj = cast(NativeObject, owner)  # owners log their own objects only
+                start = len(self._message)
+                try:
+                    if kind == "add":
+                        self._expose(iid, time, obj, values)
+                    else:
+                        self._withdraw(iid, obj)
+                except (ValueError, TypeError) as error:  # a value checks let through
+                    del self._message[start:]
+                    _log.error("%s of %s not sent: %s", kind, obj._address, error)
+            self._flush()
+
+    def _expose(self, iid: int, time: int, obj: NativeObject, state: dict[str, Any]) -> None:
+        """``obj`` matches interest ``iid``: its publication, with its full state (under the
+        lock)."""
+        holders = self._holders.get(obj)
+        if holders is None:
+            holders = self._holders[obj] = []
+            owner = obj._ctx
+            assert owner is not None  # an owner logs its registered objects
+            codec = class_codec(obj.META)
+            self._wire[obj] = _Exposed(obj.id, codec, codec.singles, owner)
+            self._owners[owner] = self._owners.get(owner, 0) + 1
+            self._exposed[obj.id] = obj
+        if iid not in holders:
+            holders.append(iid)
+        meta = obj.META
+        payload = class_codec(meta).encode_properties(state)
+        description = b""
+        if meta not in self._described:
+            self._described.add(meta)
+            description = describe(meta)
+        frame = wire.Added(
+            self.sender, iid, obj.id, time, obj.bus or "", obj.name, meta.qualified_name,
+            meta.type_hash, description, payload,
+        )  # fmt: skip
+        self._add(frame.item(), lambda: obj._address)
+
+    def _withdraw(self, iid: int, obj: NativeObject) -> None:
+        """``obj`` stopped matching interest ``iid``, or is gone (under the lock)."""
+        found = self._wire.get(obj)
+        oid = found.oid if found is not None else obj.id
+        holders = self._holders.get(obj)
+        if holders is not None and iid in holders:
+            holders.remove(iid)
+            if not holders:
+                self._forget(obj)
+        self._add(wire.Removed(self.sender, iid, oid).item(), lambda: obj._address)
+
+    def _add(self, item: bytes, what: Callable[[], str], tail: bytes = b"") -> None:
+        """An item of the message being built (under the lock); ``tail`` is the rest of it,
+        appended apart so that it is not copied into ``item`` first."""
+        start = len(self._message)
+        self._message += item
+        if tail:
+            self._message += tail
+        if len(self._message) >= self._soon:
+            self._placed(start, what)
+
+    def _placed(self, start: int, what: Callable[[], str]) -> None:
+        """The message is long enough to go with the item just written at ``start``; if it
+        overflows with it, it goes without it, and the item starts the next. An item that could
+        never fit is logged and not sent."""
+        message = self._message
+        if len(message) <= self._room:
+            self._flush()
+            return
+        item = message[start:]
+        del message[start:]
+        if len(self._header) + len(item) > self._room:
+            _log.error(
+                "message of %d bytes for %s exceeds maxMessageBytes (%d): not sent",
+                len(item) + wire.envelope(self.sender), what(), self._limit,
+            )  # fmt: skip
+            return
+        self._flush()
+        self._message += item
+
+    def _flush(self) -> None:
+        """Send the message being built (under the lock, so that messages keep their order)."""
+        message = self._message
+        if len(message) > len(self._header):
+            self._message = bytearray(self._header)
+            self._send(bytes(message), lambda: "a batch of frames")
+
+    def _forget(self, obj: NativeObject) -> None:
+        """No interest holds ``obj`` any more (under the lock)."""
+        del self._holders[obj]
+        found = self._wire.pop(obj)
+        self._exposed.pop(found.oid, None)
+        self._last.pop(found.owner, None)  # it may hold ``obj``
+        left = self._owners[found.owner] - 1
+        if left:
+            self._owners[found.owner] = left
+        else:
+            del self._owners[found.owner]
+
+    # -- calls from the remote process --------------------------------------------------------
+
+    def invoke(self, frame: wire.Invoke) -> None:
+        """Run a remote call on the owner, as a proxy call from outside any component would."""
+        target = self.target(frame.oid)
+        if target is None:
+            self.reply(frame.call_id, None, None, ObjectGone(f"object {frame.oid:#x} is not known"))
+            return
+        codec = class_codec(target.META)
+        member: MethodMeta | PropertyMeta | None
+        try:
+            if frame.setter:
+                values = codec.decode_properties(frame.payload)
+                if len(values) != 1:
+                    raise ValueError("a setter call carries exactly one property")
+                ((name, value),) = values.items()
+                member = target.META.property(name)
+                args: tuple[Any, ...] = (value,)
+            else:
+                name, args = codec.decode_call(frame.payload)
+                member = target.META.method(name)
+        except ValueError as error:
+            self.reply(frame.call_id, None, None, CallFailed("InvalidCall", str(error)))
+            return
+        assert member is not None
+        refusal = _refusal(target, member)
+        if refusal is not None:
+            self.reply(frame.call_id, None, None, refusal)
+            return
+        call: Call[Any] = Call(f"{target._address}.{member.stl_name}")
+        call.add_done_callback(lambda done: self._answer(frame.call_id, member, target, done))
+        route_call(target, member, args, call, None)
+
+    def _answer(
+        self, call_id: int, member: MethodMeta | PropertyMeta, target: NativeObject, call: Call[Any]
+    ) -> None:
+        error = call.exception()
+        value = None if error is not None else call.result()
+        self.reply(call_id, member, target, error, value)
+
+    def reply(
+        self,
+        call_id: int,
+        member: MethodMeta | PropertyMeta | None,
+        target: NativeObject | None,
+        error: BaseException | None,
+        value: Any = None,
+    ) -> None:
+        """The result frame of a call; sent under the lock so that it follows its commit."""
+        payload = b""
+        if error is None and isinstance(member, MethodMeta) and target is not None:
+            try:
+                payload = class_codec(target.META).encode_result(member.stl_name, value)
+            except ValueError as problem:
+                error = CallFailed("InvalidResult", str(problem))
+        status, kind, text = _status(error)
+        item = wire.Result(self.sender, call_id, status, kind, text, payload).item()
+        if len(self._header) + len(item) > self._room:  # the caller learns why, not waiting
+            text = f"the result needs {len(item)} bytes, over maxMessageBytes ({self._limit})"
+            item = wire.Result(
+                self.sender, call_id, wire.FAILED, "MessageTooLarge", text, b""
+            ).item()
+        with self._lock:
+            self._add(item, lambda: "a call result")
+            self._flush()
+
+
+def _refusal(target: NativeObject, member: MethodMeta | PropertyMeta) -> CallError | None:
+    """Non-writable properties and ``[local]`` methods cannot be driven from outside (§8.2)."""
+    where = f"{target._address}.{member.stl_name}"
+    if isinstance(member, PropertyMeta):
+        if not member.writable:
+            return CallFailed("AttributeError", f"property '{where}' is not writable")
+    elif member.local:
+        return CallFailed(
+            "LocalMethodError",
+            f"calling local methods is not permitted across component boundaries ({where})",
+        )
+    return None
+
+
+def _status(error: BaseException | None) -> tuple[int, str, str]:
+    if error is None:
+        return wire.OK, "", ""
+    if isinstance(error, ObjectGone):
+        return wire.GONE, "ObjectGone", str(error)
+    if isinstance(error, CallDropped):
+        return wire.DROPPED, "CallDropped", str(error)
+    if isinstance(error, CallTimeout):
+        return wire.TIMED_OUT, "CallTimeout", str(error)
+    if isinstance(error, CallFailed):
+        return wire.FAILED, error.type_name, error.message
+    return wire.FAILED, type(error).__name__, str(error)
+
+
+def result_error(frame: wire.Result) -> CallError | None:
+    """The error a result frame carries, of the class the callee's side raised."""
+    if frame.status == wire.OK:
+        return None
+    if frame.status == wire.GONE:
+        return ObjectGone(frame.message)
+    if frame.status == wire.DROPPED:
+        return CallDropped(frame.message)
+    if frame.status == wire.TIMED_OUT:
+        return CallTimeout(frame.message)
+    return CallFailed(frame.error_type, frame.message)
+
+
+# -- the subscriber's side -------------------------------------------------------------------------
+
+
+class Calls:
+    """The calls this process has sent to one remote process and not yet seen answered."""
+
+    def __init__(self) -> None:
+        self._pending: dict[int, tuple[RemoteProxy, MethodMeta | PropertyMeta]] = {}
+        self._lock = threading.Lock()
+
+    def add(self, call_id: int, proxy: RemoteProxy, member: MethodMeta | PropertyMeta) -> None:
+        with self._lock:
+            self._pending[call_id] = (proxy, member)
+
+    def answered(self, frame: wire.Result) -> None:
+        with self._lock:
+            entry = self._pending.pop(frame.call_id, None)
+        if entry is None:
+            return  # a proxy already failed it (removal, loss)
+        proxy, member = entry
+        error = result_error(frame)
+        value = None
+        if error is None and isinstance(member, MethodMeta):
+            try:
+                value = class_codec(proxy.META).decode_result(member.stl_name, frame.value)
+            except ValueError as problem:
+                error = CallFailed("InvalidResult", str(problem))
+        proxy._receive_result(frame.call_id, value, error)
+
+    def forget(self, call_ids: set[int]) -> None:
+        with self._lock:
+            for call_id in call_ids:
+                self._pending.pop(call_id, None)
+
+
+class RemoteHandle:
+    """One object of another process, as this process knows it: its last state and the
+    proxies of the components that hold it."""
+
+    def __init__(
+        self,
+        meta: ClassMeta,
+        proxy_class: type[RemoteProxy],
+        zid: str,
+        oid: int,
+        name: str,
+        bus: str,
+        state: dict[str, Any],
+        time: int,
+        send_call: Callable[
+            [RemoteHandle, RemoteProxy, MethodMeta | PropertyMeta, tuple[Any, ...], int], None
+        ],
+        lock: threading.Lock,
+    ) -> None:
+        """``lock`` is shared by the handles of one owner process, so that a commit's changes
+        (:func:`deliver_changes`) take it once, not once per object."""
+        self.meta = meta
+        self._proxy_class = proxy_class  # generated, or dynamic for a class not imported here
+        self.zid = zid  # the owner's process
+        self.oid = oid
+        self.name = name
+        self.bus = bus
+        self.iids: set[int] = set()
+        self._state = state
+        self._time = time
+        self._unsettled: list[bytes] = []  # encoded changes not yet in _state, oldest first
+        self._send_call = send_call
+        self._proxies: list[RemoteProxy] = []
+        self._logs: list[Subscription] = []
+        self._lock = lock
+
+    @property
+    def address(self) -> str:
+        return f"{self.bus}.{self.name}"
+
+    @property
+    def META(self) -> ClassMeta:
+        return self.meta
+
+    def log(self, subscription: Subscription, adding: bool) -> None:
+        """A change-log subscription (a recorder) starts or stops holding this object: the
+        records a local owner would give it, from what arrives."""
+        with self._lock:
+            self._settle()
+            if adding:
+                self._logs.append(subscription)
+                record: LogRecord = ("add", self._time, self, self.meta.qualified_name,
+                                     dict(self._state))  # fmt: skip
+            else:
+                if subscription in self._logs:
+                    self._logs.remove(subscription)
+                record = ("remove", self._time, self, "", {})
+            _post(subscription, record)
+
+    def view_for(self, context: Context) -> Object:
+        """In the subscriber's drain: a proxy holding the latest state, fed from now on."""
+        with self._lock:
+            self._settle()
+            proxy = self._proxy_class(
+                self, context, self.name, self.bus, dict(self._state), self._time
+            )
+            self._proxies.append(proxy)
+        return proxy
+
+    # -- the proxies' endpoint --------------------------------------------------------------------
+
+    def send_call(
+        self,
+        proxy: RemoteProxy,
+        member: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        call_id: int,
+    ) -> None:
+        self._send_call(self, proxy, member, args, call_id)
+
+    def subscribe_event(self, proxy: RemoteProxy, event: EventMeta) -> None:
+        """Every event of an object this process holds travels: nothing to ask for."""
+
+    def unsubscribe_event(self, proxy: RemoteProxy, event: EventMeta) -> None:
+        """See :meth:`subscribe_event`."""
+
+    def release(self, proxy: RemoteProxy) -> None:
+        with self._lock:
+            if proxy in self._proxies:
+                self._proxies.remove(proxy)
+
+    # -- arrivals (transport threads) ------------------------------------------------------------
+
+    def snapshot(self, state: dict[str, Any], time: int) -> None:
+        """A fresh full state (another interest matched, or a re-announcement): it supersedes
+        every change that came before it on the owner's stream."""
+        with self._lock:
+            self._unsettled.clear()
+            self._state.update(state)
+            self._time = time
+            names = _dynamic_names(self.meta)
+            self._tell({k: v for k, v in state.items() if k in names}, time)
+
+    def _logged_change(self, change: bytes, time: int) -> None:
+        """A commit's changes when a change log (a recorder) wants every commit decoded
+        (under the lock)."""
+        values, errors = class_codec(self.meta).latest([change])
+        refused(self.address, errors)
+        names = _dynamic_names(self.meta)
+        dynamic = {k: v for k, v in values.items() if k in names}
+        self._settle()
+        self._state.update(dynamic)
+        self._tell(dynamic, time)
+
+    def _tell(self, dynamic: dict[str, Any], time: int) -> None:
+        """The proxies and the change logs: a commit's dynamic properties (under the lock)."""
+        for proxy in self._proxies:
+            proxy._receive_state(dynamic, time)
+        for subscription in self._logs:
+            _post(subscription, ("set", time, self, "", dynamic))
+
+    def _settle(self) -> None:
+        """Take the changes held encoded into the state (under the lock)."""
+        if self._unsettled:
+            unsettled, self._unsettled = self._unsettled, []
+            values, _ = class_codec(self.meta).latest(reversed(unsettled))  # proxies warn
+            names = _dynamic_names(self.meta)
+            self._state.update((k, v) for k, v in values.items() if k in names)
+
+    def emitted(self, name: str, args: tuple[Any, ...], time: int) -> None:
+        with self._lock:
+            proxies = list(self._proxies)
+            logs = list(self._logs)
+        for proxy in proxies:
+            proxy._receive_event(name, args, time)
+        if logs:
+            event = self.meta.event(name)
+            assert event is not None
+            named = {a.stl_name: v for a, v in zip(event.args, args, strict=True)}
+            for subscription in logs:
+                _post(subscription, ("event", time, self, name, named))
+
+    def gone(self, error: ObjectGone) -> None:
+        """Removed by its owner, or its process lost: pending calls fail with ``error``."""
+        with self._lock:
+            proxies = list(self._proxies)
+        for proxy in proxies:
+            proxy._receive_removed(error)
+
+
+def deliver_changes(
+    lock: threading.Lock,
+    handles: Iterable[RemoteHandle | None],
+    changes: Iterable[bytes],
+    time: int,
+) -> None:
+    """One remote commit: each object's changes, encoded (``ClassCodec.encode_properties``), to
+    its handle (None: an object this process does not hold), under the lock the handles of
+    their owner share. Held encoded until a proxy's drain, unless a change log wants every
+    commit decoded. The hot path of remote traffic, so the handles' part is inlined here."""
+    with lock:
+        for handle, change in zip(handles, changes, strict=True):
+            if handle is None:
+                continue
+            handle._time = time
+            if handle._logs:
+                handle._logged_change(change, time)
+                continue
+            unsettled = handle._unsettled
+            unsettled.append(change)
+            if len(unsettled) >= _SETTLE_AT:
+                handle._settle()
+            arrived = (change, time)
+            for proxy in handle._proxies:
+                proxy._incoming.append(arrived)  # ``proxy._receive_state``, inlined
+
+
+def _post(subscription: Subscription, record: LogRecord) -> None:
+    if not subscription.closed and subscription.log is not None:
+        subscription._discovery.context.post(subscription.log, [record])
+
+
+@functools.cache
+def _dynamic_names(meta: ClassMeta) -> frozenset[str]:
+    return frozenset(p.stl_name for p in meta.all_properties if p.dynamic)

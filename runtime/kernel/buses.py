@@ -1,0 +1,162 @@
+"""Sessions, buses and sources: where objects are published (runtime.md §3.1 to §3.3, §3.13).
+
+A process has one :class:`BusSpace`. A name is used at most once per bus across every component
+of the process, counting objects already published and those added but not yet committed; the
+same name on another bus is fine. A component adds and removes its objects through its
+:class:`Source` on a bus. Discovery (subscriptions, proxies) is built on top of this by the
+kernel.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from sengen.runtime.errors import SengenError
+from sengen.runtime.kernel.discovery import Interests, Publisher
+from sengen.runtime.kernel.sessions import BusDirectory
+from sengen.runtime.objects.addresses import bus_address_problem
+from sengen.runtime.objects.context import Context
+from sengen.runtime.objects.objects import NativeObject, object_id
+from sengen.runtime.time.stepping import ClockLink
+
+_log = logging.getLogger("sengen.kernel")
+LOCAL_SESSION = "local"
+
+
+class DuplicateObjectName(SengenError, ValueError):
+    """A second object of one name on one bus (runtime.md §3.13)."""
+
+
+def check_bus_address(address: str) -> str:
+    """``address`` when it is a valid ``session.bus``; ``ValueError`` with §3.1's text."""
+    problem = bus_address_problem(address)
+    if problem is not None:
+        raise ValueError(problem)
+    return address
+
+
+class BusSpace:
+    """Every bus of the process: which component owns which name on it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._names: dict[str, dict[str, tuple[NativeObject, str]]] = {}
+        self._ids: dict[str, dict[int, str]] = {}
+        self._sessions: set[str] = set()
+        self.transport_loaded = False
+        # The transport's way to a remote kernel clock, for a master in this process.
+        self.clock_link: ClockLink | None = None
+        # The transport: told of every object a source adds (True) or removes (False), to
+        # find the same name used on a bus by another process (runtime.md §3.13).
+        self.publication_listener: Callable[[Source, NativeObject, bool], None] | None = None
+        self.interests = Interests()
+        self.directory = BusDirectory()  # what api.sessions() reports
+
+    def sessions(self) -> list[str]:
+        """The sessions in use, sorted."""
+        with self._lock:
+            return sorted(self._sessions)
+
+    def objects(self, bus: str) -> list[NativeObject]:
+        """The objects registered on ``bus``, in registration order."""
+        with self._lock:
+            return [obj for obj, _ in self._names.get(bus, {}).values()]
+
+    def claim(self, bus: str, obj: NativeObject, component: str) -> None:
+        """Reserve ``obj``'s name (and its id) on ``bus`` for ``component``, or raise."""
+        check_bus_address(bus)
+        session = bus.partition(".")[0]
+        with self._lock:
+            names = self._names.setdefault(bus, {})
+            ids = self._ids.setdefault(bus, {})
+            holder = names.get(obj.name)
+            if holder is not None:
+                raise DuplicateObjectName(
+                    f"object name '{obj.name}' is already used on bus '{bus}' by component"
+                    f" '{holder[1]}'"
+                )
+            ident = object_id(f"{bus}.{obj.name}")
+            other = ids.get(ident)
+            if other is not None:
+                raise DuplicateObjectName(
+                    f"object id collision between '{other}' and '{obj.name}' on bus '{bus}'"
+                )
+            names[obj.name] = (obj, component)
+            ids[ident] = obj.name
+            first_use = session not in self._sessions
+            self._sessions.add(session)
+        self.directory.add(bus)
+        if first_use and session != LOCAL_SESSION and not self.transport_loaded:
+            _log.info("no transport loaded: session '%s' is process-local", session)
+
+    def release(self, bus: str, obj: NativeObject) -> None:
+        with self._lock:
+            names = self._names.get(bus, {})
+            held = names.get(obj.name, (None, ""))[0] is obj
+            if held:
+                del names[obj.name]
+                self._ids.get(bus, {}).pop(object_id(f"{bus}.{obj.name}"), None)
+        if held:
+            self.directory.remove(bus)
+
+
+class Source:
+    """A component's handle on one bus: adds and removes the component's objects."""
+
+    def __init__(
+        self,
+        space: BusSpace,
+        context: Context,
+        bus: str,
+        api: Any = None,
+        publisher: Publisher | None = None,
+    ) -> None:
+        self.space = space
+        self.context = context
+        self.bus = check_bus_address(bus)
+        self.api = api
+        self.publisher = publisher
+
+    def add(self, objects: NativeObject | Iterable[NativeObject]) -> None:
+        """Publish: names checked first (nothing is added on a failure), then each object is
+        bound to the component, its ``registered`` hook runs and its initial state becomes
+        current at once."""
+        batch = [objects] if isinstance(objects, NativeObject) else list(objects)
+        claimed: list[NativeObject] = []
+        try:
+            for obj in batch:
+                if obj.bus is not None:
+                    raise ValueError(f"object '{obj.name}' is already on bus '{obj.bus}'")
+                self.space.claim(self.bus, obj, self.context.name)
+                claimed.append(obj)
+        except ValueError:
+            for obj in claimed:
+                self.space.release(self.bus, obj)
+            raise
+        listener = self.space.publication_listener
+        for obj in batch:
+            obj._bind(self.context, self.bus, self.context.time, self.api)
+            if self.publisher is not None:
+                self.publisher.added(obj)
+            if listener is not None:
+                listener(self, obj, True)
+
+    def remove(self, objects: NativeObject | Iterable[NativeObject]) -> None:
+        """Withdraw: the ``unregistered`` hook runs at once; later calls fail."""
+        batch = [objects] if isinstance(objects, NativeObject) else list(objects)
+        for obj in batch:
+            if obj.bus != self.bus or obj._ctx is not self.context:
+                raise ValueError(
+                    f"object '{obj.name}' is not on bus '{self.bus}' of this component"
+                )
+        listener = self.space.publication_listener
+        for obj in batch:
+            obj._unbind(self.api)
+            self.space.release(self.bus, obj)
+            if self.publisher is not None:
+                self.publisher.removed(obj)
+            if listener is not None:
+                listener(self, obj, False)

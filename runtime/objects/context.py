@@ -1,0 +1,321 @@
+"""The execution context of one component: its work queue, its objects' pending commits and the
+calls and results it sends (runtime.md §3.6 to §3.12, §5.1).
+
+The object layer is driven only through :meth:`Context.drain` and :meth:`Context.commit`, so it
+runs the same under a real-time loop, a stepped driver or a unit test. Other threads only ever
+append to the work queue; everything else happens on the context's own thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from sengen.runtime.errors import CallTimeout
+
+if TYPE_CHECKING:
+    from sengen.runtime.objects.calls import Call
+    from sengen.runtime.objects.meta import EventMeta
+    from sengen.runtime.objects.objects import NativeObject, Prop, Refreshable
+
+_current = threading.local()
+
+_log = logging.getLogger("sengen.kernel")
+
+
+def _nothing() -> None:
+    pass
+
+
+# The kinds of work, executed in this order in every drain (runtime.md §5.1, step 6).
+CHANGES, CALLS, RESULTS, EVENTS = range(4)
+# The lane of work sent from outside any component (a test, a transport thread): after all others.
+OUTSIDE = 1 << 62
+
+Lane = deque[tuple[Callable[..., Any], tuple[Any, ...]]]
+
+
+class Context:
+    """One component's cycle state. ``time`` is the current cycle's time in ns."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.time = 0
+        self._thread: int | None = None
+        self._const_member: str | None = None
+        # The thread whose writes need no further check: the owning thread while no [const]
+        # method runs. Writes and emits compare it alone, on their hot path.
+        self.writer: int | None = None
+        self.running = True
+        # Cycles only when a kernel clock orders (virtual time): what it sends to other
+        # processes is stamped with the step (runtime.md §6.8).
+        self.stepped = False
+        # Per kind, one lane per sending component, run in the senders' runner order: items of
+        # one sender keep their order, and the order across senders never depends on which
+        # thread got there first (the canonical order of runtime.md §5.1).
+        self.order = OUTSIDE - 1  # the runner index; what this context sends sorts by it
+        self._queues: tuple[dict[int, Lane], ...] = tuple({} for _ in range(4))
+        # Every lane in the order a drain runs them (kind, then sender), replaced whole when a
+        # lane is added (rarely: once per kind and sender), so a drain never sorts.
+        self._lanes: list[Lane] = []
+        self._lanes_lock = threading.Lock()
+        self._dirty: list[NativeObject] = []
+        self._emissions: list[tuple[NativeObject, EventMeta, tuple[Any, ...]]] = []
+        self._sends: list[Callable[[], None]] = []
+        self._proxies: list[Refreshable] = []
+        self._deadlines: list[Call[Any]] = []
+        self.objects: list[NativeObject] = []
+        self.track_changes = False
+        self.wakeup: threading.Event | None = None  # set by work-driven components
+        self.changed: list[tuple[NativeObject, Sequence[Prop]]] = []
+        self.emitted: list[tuple[NativeObject, EventMeta, tuple[Any, ...]]] = []
+        # The bound of runtime.md §1.8 (0: unbounded). Droppable items are tracked by the
+        # identity of their queue entry, with what to do when one is dropped.
+        self.limit = 0
+        self.drop_oldest = False
+        self._droppable: dict[int, Callable[[], None] | None] = {}
+        self._bound_lock = threading.Lock()
+        self._drops = 0
+        self._warned_at = -1.0
+
+    @property
+    def thread(self) -> int | None:
+        """The owning thread while bound (writes from another are refused), None while not."""
+        return self._thread
+
+    @thread.setter
+    def thread(self, thread: int | None) -> None:
+        self._thread = thread
+        self.writer = thread if self._const_member is None else None
+
+    @property
+    def const_member(self) -> str | None:
+        """The [const] method being executed, if any (it may not write)."""
+        return self._const_member
+
+    @const_member.setter
+    def const_member(self, member: str | None) -> None:
+        self._const_member = member
+        self.writer = self._thread if member is None else None
+
+    @staticmethod
+    def current() -> Context | None:
+        """The context whose cycle runs on this thread, if any."""
+        context: Context | None = getattr(_current, "context", None)
+        return context
+
+    @contextmanager
+    def active(self) -> Iterator[Context]:
+        """Run the block as this context's thread: calls are sent from it, writes are allowed."""
+        previous = getattr(_current, "context", None)
+        _current.context = self
+        self.thread = threading.get_ident()
+        try:
+            yield self
+        finally:
+            _current.context = previous
+            self.thread = None
+
+    # -- the work queue ---------------------------------------------------------------------------
+
+    def lane(self, kind: int) -> Lane:
+        """The lane of ``kind`` that work sent from the calling thread's component goes to."""
+        sender = getattr(_current, "context", None)
+        key = OUTSIDE if sender is None else sender.order
+        found = self._queues[kind].get(key)
+        if found is None:
+            found = self._add_lane(kind, key)
+        return found
+
+    def _add_lane(self, kind: int, key: int) -> Lane:
+        # Under a lock: two senders adding lanes at once must not each leave out the other's.
+        with self._lanes_lock:
+            lanes = self._queues[kind]
+            found = lanes.get(key)
+            if found is None:
+                found = lanes[key] = deque()
+                self._lanes = [queue[k] for queue in self._queues for k in sorted(queue)]
+            return found
+
+    def post(self, function: Callable[..., Any], *args: Any) -> None:
+        """Queue a call (or kernel work) for the next drain; safe from any thread. Dropped
+        once stopped."""
+        self.post_kind(CALLS, function, *args)
+
+    def post_kind(self, kind: int, function: Callable[..., Any], *args: Any) -> None:
+        """Queue work of ``kind`` (CHANGES, CALLS, RESULTS or EVENTS)."""
+        if self.running:
+            self.lane(kind).append((function, args))
+            if self.wakeup is not None:
+                self.wakeup.set()
+
+    def bound(self, max_size: int, policy: str) -> None:
+        """Bound the work queue to ``max_size`` items (0: unbounded) with eviction ``policy``."""
+        self.limit = max_size
+        self.drop_oldest = policy == "dropOldest"
+
+    def push(
+        self,
+        kind: int,
+        function: Callable[..., Any],
+        args: tuple[Any, ...],
+        droppable: bool,
+        on_drop: Callable[[], None] | None = None,
+    ) -> None:
+        """Queue work of ``kind``, subject to the bound: a droppable (best-effort) item may be
+        discarded when the queue is full, the others are queued past the bound."""
+        if not self.running:
+            return
+        entry = (function, args)
+        if self.limit and droppable:
+            with self._bound_lock:
+                if self.pending() >= self.limit:
+                    victim = self._oldest_droppable() if self.drop_oldest else None
+                    if victim is None:  # dropNewest, or nothing older may go
+                        self._dropped(on_drop)
+                        return
+                    self._dropped(victim)
+                self._droppable[id(entry)] = on_drop
+                self.lane(kind).append(entry)
+        else:
+            self.lane(kind).append(entry)
+        if self.wakeup is not None:
+            self.wakeup.set()
+
+    def _oldest_droppable(self) -> Callable[[], None] | None:
+        """Remove the oldest droppable entry; returns its drop action (a no-op if it has
+        none), or None when every queued item must be kept."""
+        for queue in self._lanes:
+            entry = next((e for e in queue if id(e) in self._droppable), None)
+            if entry is not None:
+                queue.remove(entry)
+                action = self._droppable.pop(id(entry))
+                return action if action is not None else _nothing
+        return None
+
+    def _dropped(self, action: Callable[[], None] | None) -> None:
+        self._drops += 1
+        if action is not None:
+            action()
+        now = time.monotonic()
+        if now - self._warned_at >= 1.0:
+            _log.warning("%s work queue overflow (%d items dropped)", self.name, self._drops)
+            self._warned_at = now
+            self._drops = 0
+
+    def wake(self) -> None:
+        """Wake a work-driven component's wait (new work, or a stop request)."""
+        if self.wakeup is not None:
+            self.wakeup.set()
+
+    def pending(self) -> int:
+        """How many items wait for the next drain."""
+        return sum(map(len, self._lanes))
+
+    def drain(self) -> None:
+        """Refresh proxies, then run the work queue (:meth:`refresh`, :meth:`run_queue`)."""
+        self.refresh()
+        self.run_queue()
+
+    def refresh(self) -> None:
+        """Proxies copy their owners' committed state; timed-out calls expire."""
+        for proxy in self._proxies:
+            proxy._refresh()
+        if self._deadlines:
+            self._expire()
+
+    def run_queue(self) -> None:
+        """Run the queue as a snapshot, kind by kind: work that arrives meanwhile waits for the
+        next drain."""
+        plan = [(lane, len(lane)) for lane in self._lanes if lane]
+        bounded = self._droppable
+        for queue, count in plan:
+            for _ in range(count):
+                if not queue:  # an eviction shrank it meanwhile
+                    break
+                entry = queue.popleft()
+                if bounded:
+                    bounded.pop(id(entry), None)
+                entry[0](*entry[1])
+
+    def _expire(self) -> None:
+        keep: list[Call[Any]] = []
+        for call in self._deadlines:
+            if call.done():
+                continue
+            if call.deadline is not None and call.deadline <= self.time:
+                call._complete(None, CallTimeout(f"call {call.label} timed out"))
+            else:
+                keep.append(call)
+        self._deadlines = keep
+
+    # -- commit ---------------------------------------------------------------------------------
+
+    def send_at_commit(self, send: Callable[[], None]) -> None:
+        """Buffer an outgoing call or result; sent at this context's commit, in order."""
+        self._sends.append(send)
+
+    def commit(self, time: int | None = None) -> None:
+        """Commit every object changed in this cycle (:meth:`flip`), then send the buffered
+        calls and results in order (:meth:`send`)."""
+        if time is not None:
+            self.time = time
+        self.flip()
+        self.send()
+
+    def flip(self) -> None:
+        """Commit every object changed in this cycle, atomically per object, and deliver their
+        events. With ``track_changes`` set, the objects whose properties changed are listed in
+        ``changed`` with their changed properties, for the kernel's interests."""
+        if self._dirty:
+            dirty, self._dirty = self._dirty, []
+            time = self.time
+            if self.track_changes:
+                changed = self.changed
+                for obj in dirty:
+                    props = obj._commit(time)
+                    if props:
+                        changed.append((obj, props))
+            else:
+                for obj in dirty:
+                    obj._commit(time)
+        if self._emissions:
+            # After every flip, in emission order; stamped with the commit's time, so a
+            # self-driven commit(time=t) carries t (runtime.md §5.3).
+            emissions, self._emissions = self._emissions, []
+            if self.track_changes:
+                self.emitted.extend(emissions)
+            time = self.time
+            for obj, meta, args in emissions:
+                for connection in obj._event_subs.get(meta.stl_name, ()):
+                    connection.deliver(args, time)
+
+    def send(self) -> None:
+        """Send the calls and results buffered in this cycle, in order."""
+        if self._sends:
+            sends, self._sends = self._sends, []
+            for send in sends:
+                send()
+
+    def watch_deadline(self, call: Call[Any]) -> None:
+        self._deadlines.append(call)
+
+    # -- proxies and objects --------------------------------------------------------------------
+
+    def add_proxy(self, proxy: Refreshable) -> None:
+        self._proxies.append(proxy)
+
+    def drop_proxy(self, proxy: Refreshable) -> None:
+        if proxy in self._proxies:
+            self._proxies.remove(proxy)
+
+    def stop(self) -> None:
+        """Stop accepting work: later posts are dropped (runtime.md §3.12)."""
+        self.running = False
+        for lane in self._lanes:
+            lane.clear()

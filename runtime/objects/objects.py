@@ -1,0 +1,709 @@
+"""Objects: the interface root, native objects with their double buffers (runtime.md §3).
+
+A property's current value lives in a plain slot under its Python name, so reading it is a slot
+read. Assignment to property names is refused by a class-level ``__setattr__`` guard; the commit
+writes the slots through their cached descriptors. Pending writes go to a per-object ``next``
+dict and are flipped at the owner's commit, atomically per object (a per-object lock that
+readers in other threads share), only where the value changed by STL equality.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import operator
+import threading
+from abc import ABCMeta
+from collections.abc import Callable, Mapping, Sequence
+from time import sleep as _sleep
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+
+from sengen.runtime.errors import CallDropped, ConstViolation, ObjectGone
+from sengen.runtime.objects import values
+from sengen.runtime.objects.addresses import object_name_problem
+from sengen.runtime.objects.calls import Call, Promise, completed, failure
+from sengen.runtime.objects.checks import checks
+from sengen.runtime.objects.context import CALLS, Context
+from sengen.runtime.objects.duration import Duration
+from sengen.runtime.objects.events import Connection, Events
+from sengen.runtime.objects.meta import Category, ClassMeta, EventMeta, MethodMeta, PropertyMeta
+
+if TYPE_CHECKING:
+    from typing import Self
+
+T = TypeVar("T")
+_get_ident = threading.get_ident
+_object_setattr = object.__setattr__
+_yield = functools.partial(_sleep, 0)
+
+
+class Refreshable(Protocol):
+    """A proxy: brought up to date at its subscriber's drain."""
+
+    def _refresh(self) -> None: ...
+
+
+class ConfigError(ValueError):
+    """Problems of an object's configuration; ``problems`` holds one message each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+class Prop:
+    """A property of a generated class: its metadata, cached slot accessors, STL equality and
+    check. ``key`` is the Python name."""
+
+    __slots__ = ("accepts", "alone", "check", "eq", "get", "key", "meta", "set")
+
+    def __init__(self, meta: PropertyMeta, descriptor: Any) -> None:
+        self.meta = meta
+        self.key = meta.py_name
+        self.get: Callable[[Any], Any] = descriptor.__get__
+        self.set: Callable[[Any, Any], None] = descriptor.__set__
+        self.eq = values.equality(meta.type)
+        self.check = values.checker(meta.type)
+        self.accepts = _stem(meta.py_name) + "_accepts_set" if meta.checked else None
+        self.alone = (self,)  # what a commit that changed only this property returns
+
+
+def _state_reader(dynamic: tuple[Prop, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """Every dynamic property's value as one tuple, read in C (``operator.attrgetter``)."""
+    if len(dynamic) > 1:
+        return operator.attrgetter(*(p.key for p in dynamic))
+    if dynamic:
+        get = dynamic[0].get
+        return lambda obj: (get(obj),)
+    return lambda obj: ()
+
+
+def _stem(py_name: str) -> str:
+    """The unmangled snake name that derived names are built from (codegen.md §2.3): STL names
+    never end in ``_``, so a trailing one is always the mangling."""
+    return py_name[:-1] if py_name.endswith("_") else py_name
+
+
+def object_id(address: str) -> int:
+    """The deterministic 64-bit id of ``session.bus.name`` (runtime.md §3.2)."""
+    return int.from_bytes(hashlib.blake2b(address.encode(), digest_size=8).digest(), "big")
+
+
+def check_object_name(name: object) -> str:
+    problem = object_name_problem(name) if isinstance(name, str) else "object names are strings"
+    if problem is not None:
+        raise ValueError(problem)
+    assert isinstance(name, str)
+    return name
+
+
+class Object(metaclass=ABCMeta):
+    """The root of every generated interface: what all views of an object share."""
+
+    __slots__ = ()
+    META: ClassVar[ClassMeta]
+    _PROPS: ClassVar[dict[str, Prop]] = {}
+    _DYNAMIC: ClassVar[tuple[Prop, ...]] = ()
+    _STATE: ClassVar[Callable[[Any], tuple[Any, ...]]]
+    _EVENTS: ClassVar[type[Events]] = Events
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_STL_VIEW" in cls.__dict__:
+            props = {p.py_name: Prop(p, getattr(cls, p.py_name)) for p in cls.META.all_properties}
+            cls._PROPS = props
+            cls._DYNAMIC = tuple(p for p in props.values() if p.meta.dynamic)
+            cls._STATE = _state_reader(cls._DYNAMIC)  # read through the class: never bound
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # Every attribute an implementation keeps pays for this guard, so it is kept short.
+        if name in self._PROPS:
+            raise AttributeError(
+                f"property '{name}' of '{self.META.qualified_name}' cannot be assigned;"
+                f" use set_next_{_stem(name)}() on the owner"
+            )
+        _object_setattr(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in type(self)._PROPS:
+            raise AttributeError(f"property '{name}' cannot be deleted")
+        object.__delattr__(self, name)
+
+    # -- identity -------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def bus(self) -> str | None:
+        raise NotImplementedError
+
+    @property
+    def _address(self) -> str:
+        """``session.bus.name`` (just the name while unpublished)."""
+        return f"{self.bus}.{self.name}" if self.bus else self.name
+
+    @property
+    def id(self) -> int:
+        return object_id(self._address)
+
+    @property
+    def last_commit_time(self) -> int:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self._address}>"
+
+    # -- what generated interface members call --------------------------------------------------
+
+    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Connection:
+        raise NotImplementedError
+
+    def _connect_event(
+        self, meta: EventMeta, callback: Callable[..., None], with_info: bool
+    ) -> Connection:
+        raise NotImplementedError
+
+    def _send_call(
+        self,
+        method: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        call: Call[Any],
+        caller: Context | None,
+    ) -> None:
+        raise NotImplementedError
+
+    def _call(
+        self,
+        stl_name: str,
+        args: tuple[Any, ...],
+        on_result: Callable[[Call[T]], None] | None,
+        timeout: Duration | None,
+    ) -> Call[T]:
+        """An asynchronous method call: sent at the caller's commit, never blocking."""
+        method = self.META.method(stl_name)
+        assert method is not None
+        if checks.enabled:
+            try:
+                _check_arguments(self.META, method, args)
+            except ValueError as error:
+                # An error result naming the argument, like any failed call (runtime.md §3.9).
+                call: Call[T] = Call(f"{self._address}.{stl_name}")
+                if on_result is not None:
+                    call.add_done_callback(on_result)
+                completed(Context.current(), call, None, error)
+                return call
+        return self._dispatch(method, args, on_result, timeout)
+
+    def _setter_call(self, stl_name: str, value: Any) -> Call[None]:
+        """``set_next_*`` through a proxy: a call that the owner executes in its drain."""
+        prop = self.META.property(stl_name)
+        assert prop is not None
+        if not prop.writable:
+            raise AttributeError(f"property '{stl_name}' of '{self._address}' is not writable")
+        return self._dispatch(prop, (value,), None, None)
+
+    def _dispatch(
+        self,
+        member: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        on_result: Callable[[Call[T]], None] | None,
+        timeout: Duration | None,
+    ) -> Call[T]:
+        call: Call[T] = Call(f"{self._address}.{member.stl_name}")
+        if on_result is not None:
+            call.add_done_callback(on_result)
+        caller = Context.current()
+        if timeout is not None and caller is not None:
+            call.deadline = caller.time + timeout.ns
+            caller.watch_deadline(call)
+        self._send_call(member, args, call, caller)
+        return call
+
+
+def _check_arguments(cls: ClassMeta, method: MethodMeta, args: tuple[Any, ...]) -> None:
+    for arg, value in zip(method.args, args, strict=True):
+        try:
+            values.checker(arg.type)(value)
+        except values.Invalid as error:
+            where = f"{method.stl_name}.{arg.stl_name}"
+            raise ValueError(
+                values.describe(error, where, "argument", cls.qualified_name)
+            ) from None
+
+
+def dropped(component: str) -> CallDropped:
+    return CallDropped(f"call dropped: work queue of component '{component}' is full")
+
+
+def gone(address: str) -> ObjectGone:
+    return ObjectGone(f"object '{address}' no longer exists")
+
+
+def route_call(
+    target: NativeObject,
+    member: MethodMeta | PropertyMeta,
+    args: tuple[Any, ...],
+    call: Call[Any],
+    caller: Context | None,
+) -> None:
+    """Hand a call to ``target``'s owner at the caller's commit (at once outside any cycle)."""
+
+    def send() -> None:
+        owner = target._ctx
+        if owner is None or target._removed or not owner.running:
+            completed(caller, call, None, gone(target._address))
+        elif owner.limit:
+            owner.push(
+                CALLS,
+                target._execute,
+                (member, args, call, caller),
+                not member.transport.reliable,
+                lambda: completed(caller, call, None, dropped(owner.name)),
+            )
+        else:
+            owner.post(target._execute, member, args, call, caller)
+
+    if caller is None:
+        send()
+    else:
+        caller.send_at_commit(send)
+
+
+class NativeObject(Object):
+    """The owner's own instance: double-buffered properties, events, method execution."""
+
+    __slots__ = (
+        "__weakref__",
+        "_bus",
+        "_change_subs",
+        "_ctx",
+        "_emitted",
+        "_event_subs",
+        "_name",
+        "_next",
+        "_removed",
+        "_version",
+        "events",
+    )
+    _bus: str | None
+    _change_subs: dict[str, list[Connection]]
+    _ctx: Context | None
+    _emitted: list[tuple[EventMeta, tuple[Any, ...]]]  # emitted before registration
+    _event_subs: dict[str, list[Connection]]
+    _name: str
+    _next: dict[Prop, Any]  # the pending writes
+    _removed: bool
+    _version: list[int]  # [commit sequence, last commit time]; odd sequence: a commit is writing
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_STL_VIEW" not in cls.__dict__ and hasattr(cls, "META"):
+            from sengen.runtime.objects.registry import registry
+
+            registry.register_implementation(cls)
+
+    def __init__(self, name: str) -> None:
+        cls = type(self)
+        if cls.__dict__.get("_STL_VIEW") and cls.META.is_abstract:
+            raise TypeError(
+                f"class '{cls.META.qualified_name}' is abstract and cannot be instantiated"
+            )
+        setter = object.__setattr__
+        setter(self, "_name", check_object_name(name))
+        setter(self, "_bus", None)
+        setter(self, "_ctx", None)
+        setter(self, "_next", {})
+        setter(self, "_emitted", [])
+        setter(self, "_change_subs", {})
+        setter(self, "_event_subs", {})
+        setter(self, "_removed", False)
+        setter(self, "_version", [0, 0])
+        # Zero values for everything; the constructor then sets the [static] ones.
+        for prop in cls._PROPS.values():
+            prop.set(self, values.zero(prop.meta.type))
+        setter(self, "events", cls._EVENTS(self, cls.META.all_events))
+
+    # -- construction from configuration ---------------------------------------------------------
+
+    @classmethod
+    def from_config(cls, name: str, config: Mapping[str, object]) -> Self:
+        """Build an object from configuration values keyed by STL property names (runtime.md
+        §1.7). Every problem is collected into one :class:`ConfigError`."""
+        meta = cls.META
+        problems: list[str] = []
+        statics: dict[str, Any] = {}
+        dynamics: list[tuple[PropertyMeta, Any]] = []
+        for key, raw in config.items():
+            prop = meta.property(key)
+            if prop is None:
+                problems.append(
+                    f"did not find any property named '{key}' in class '{meta.qualified_name}'"
+                )
+            elif prop.category is Category.STATIC_RO:
+                problems.append(
+                    f"property '{key}' of class '{meta.qualified_name}' cannot be set from the"
+                    " configuration"
+                )
+            else:
+                try:
+                    value = values.from_config(prop.type)(raw)
+                except values.Invalid as error:
+                    problems.append(_invalid_config(prop, raw, error))
+                    continue
+                if prop.category is Category.STATIC_RW:
+                    statics[prop.py_name] = value
+                else:
+                    dynamics.append((prop, value))
+        for prop in meta.all_properties:
+            if prop.category is Category.STATIC_RW and prop.stl_name not in config:
+                problems.append(
+                    f"missing constructor argument '{prop.stl_name}' of type"
+                    f" '{prop.type.qualified_name}' for creating object '{name}' of class"
+                    f" '{meta.qualified_name}'"
+                )
+        if problems:
+            raise ConfigError(problems)
+        obj = cls(name=name, **statics)
+        for prop, value in dynamics:
+            slot = cls._PROPS[prop.py_name]
+            try:
+                obj._accept(slot, value)
+            except ValueError as error:
+                problems.append(str(error))
+            slot.set(obj, value)
+        if problems:
+            raise ConfigError(problems)
+        return obj
+
+    # -- identity -------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def bus(self) -> str | None:
+        return self._bus
+
+    @property
+    def local_name(self) -> str:
+        prefix = self._ctx.name if self._ctx is not None else ""
+        return f"{prefix}.{self._address}" if prefix else self._address
+
+    @property
+    def last_commit_time(self) -> int:
+        return self._version[1]
+
+    # -- lifecycle hooks: the implementation overrides them ---------------------------------------
+
+    def update(self, run_api: Any) -> None:
+        """Called every cycle of the owner, after its drain."""
+
+    def registered(self, api: Any) -> None:
+        """Called when the object is added to a bus."""
+
+    def unregistered(self, api: Any) -> None:
+        """Called when the object is removed from its bus."""
+
+    # -- registration (driven by the kernel) -----------------------------------------------------
+
+    def _bind(self, context: Context, bus: str, time: int, api: Any = None) -> None:
+        """Publish on ``bus`` owned by ``context``: the ``registered`` hook runs, then the
+        initial state (constructor, configuration and pending values) becomes current."""
+        if self._ctx is not None:
+            raise ValueError(f"object '{self.name}' is already registered on '{self._bus}'")
+        setter = object.__setattr__
+        setter(self, "_ctx", context)
+        setter(self, "_bus", bus)
+        self._version[1] = time
+        context.objects.append(self)
+        # Subscriptions made before registration had no context yet: they belong to the owner.
+        for table in (self._change_subs, self._event_subs):
+            for subscriptions in table.values():
+                for subscription in subscriptions:
+                    if subscription.context is None:
+                        subscription.context = context
+        self.registered(api)
+        pending = self._next
+        for prop, value in pending.items():
+            prop.set(self, value)
+        pending.clear()
+        if self._emitted:  # dispatched at the owner's first commit
+            context._emissions.extend((self, meta, args) for meta, args in self._emitted)
+            self._emitted.clear()
+
+    def _unbind(self, api: Any = None) -> None:
+        """Remove from the bus: the ``unregistered`` hook runs; later calls fail."""
+        context = self._ctx
+        if context is None or self._removed:
+            return
+        object.__setattr__(self, "_removed", True)
+        if self in context.objects:
+            context.objects.remove(self)
+        self.unregistered(api)
+        self._change_subs.clear()
+        self._event_subs.clear()
+
+    # -- the double buffer ------------------------------------------------------------------------
+
+    def _guard(self, member: str) -> None:
+        context = self._ctx
+        if context is None:
+            return
+        if context.thread is not None and context.thread != _get_ident():
+            raise RuntimeError(
+                f"property '{member}' of '{self._address}' written from a foreign thread"
+            )
+        if context.const_member is not None:
+            raise ConstViolation(
+                f"const method '{context.const_member}' tried to change '{member}'"
+            )
+
+    def _set_next(self, key: str, value: Any) -> None:
+        """``set_next_<s>``: the owner's checks, then a pending write (the last one in a cycle
+        wins). This is the hot path of every write, so :meth:`_validate` is inlined here."""
+        prop = self._PROPS[key]
+        if checks.enabled:
+            try:
+                prop.check(value)
+            except values.Invalid as error:
+                raise self._rejected(prop, error) from None
+        if prop.accepts is not None:
+            self._accept(prop, value)
+        context = self._ctx
+        pending = self._next
+        if context is not None:
+            if context.writer != _get_ident():
+                self._guard(prop.meta.stl_name)  # a foreign thread or a [const] method, or unbound
+            # In the context's dirty list exactly while something is pending.
+            if not pending:
+                context._dirty.append(self)
+        pending[prop] = value
+
+    def _validate(self, prop: Prop, value: Any) -> None:
+        """The owner's checks on a write: the value's type when checks are on, the checked
+        hook always."""
+        if checks.enabled:
+            try:
+                prop.check(value)
+            except values.Invalid as error:
+                raise self._rejected(prop, error) from None
+        if prop.accepts is not None:
+            self._accept(prop, value)
+
+    def _rejected(self, prop: Prop, error: values.Invalid) -> ValueError:
+        owner = self.META.qualified_name
+        return ValueError(values.describe(error, prop.meta.stl_name, "property", owner))
+
+    def _accept(self, prop: Prop, value: Any) -> None:
+        if prop.accepts is not None and not getattr(self, prop.accepts)(value):
+            raise ValueError(f"invalid value for property {prop.meta.stl_name}")
+
+    def _get_next(self, key: str) -> Any:
+        prop = self._PROPS[key]
+        pending = self._next
+        return pending[prop] if prop in pending else prop.get(self)
+
+    def _set_static(self, key: str, value: Any) -> None:
+        """``set_<s>`` of a ``[static_no_config]`` property: immediate, before registration."""
+        if self._ctx is not None:
+            stl_name = self._PROPS[key].meta.stl_name
+            raise RuntimeError(f"static property '{stl_name}' cannot change after registration")
+        prop = self._PROPS[key]
+        self._validate(prop, value)
+        prop.set(self, value)
+
+    def _init_static(self, key: str, value: Any) -> None:
+        """A constructor argument: checked like a write, then stored."""
+        prop = self._PROPS[key]
+        self._validate(prop, value)
+        prop.set(self, value)
+
+    def _commit(self, time: int) -> Sequence[Prop] | None:
+        """Flip the pending values that differ from current; returns the properties that
+        changed. (Events are dispatched by the context, :meth:`Context.flip`.)"""
+        pending = self._next
+        if not pending:
+            return None
+        version = self._version
+        changed: Sequence[Prop]
+        if len(pending) == 1:  # the common case, without a list
+            prop, value = pending.popitem()
+            if prop.eq(value, prop.get(self)):
+                return None
+            version[0] += 1  # odd: readers in other threads retry (a seqlock)
+            prop.set(self, value)
+            changed = prop.alone
+        else:
+            changing: list[Prop] = []
+            for prop, value in pending.items():
+                if not prop.eq(value, prop.get(self)):
+                    if not changing:
+                        version[0] += 1
+                    prop.set(self, value)
+                    changing.append(prop)
+            pending.clear()
+            if not changing:
+                return None
+            changed = changing
+        version[1] = time
+        version[0] += 1
+        subscriptions = self._change_subs
+        if subscriptions:
+            for prop in changed:
+                for subscription in subscriptions.get(prop.key, ()):
+                    subscription.deliver((prop.get(self),))
+        return changed
+
+    def _snapshot(self) -> tuple[int, int, tuple[Any, ...]]:
+        """The committed state for readers in other threads: (sequence, time, values), all
+        from one commit. The owner's commit makes the sequence odd while it writes; a reader
+        that saw it odd, or saw it move, reads again."""
+        version = self._version
+        for attempt in range(1_000_000):
+            before = version[0]
+            if not before & 1:
+                state = type(self)._STATE(self)
+                time = version[1]
+                if version[0] == before:
+                    return before, time, state
+            if attempt % 16 == 15:
+                _yield()
+        raise RuntimeError(f"no stable state of '{self._address}': its owner never finished")
+
+    # -- subscriptions ----------------------------------------------------------------------------
+
+    def _subscribe(
+        self, table: dict[str, list[Connection]], key: str, subscription: Connection
+    ) -> Connection:
+        table.setdefault(key, []).append(subscription)
+        return subscription
+
+    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Connection:
+        connection = Connection(self._ctx, callback, self._unsubscribe_change)
+        connection.droppable = not self._PROPS[key].meta.transport.reliable
+        return self._subscribe(self._change_subs, key, connection)
+
+    def _connect_event(
+        self, meta: EventMeta, callback: Callable[..., None], with_info: bool
+    ) -> Connection:
+        return self._connect_event_from(Context.current() or self._ctx, meta, callback, with_info)
+
+    def _connect_event_from(
+        self,
+        context: Context | None,
+        meta: EventMeta,
+        callback: Callable[..., None],
+        with_info: bool,
+    ) -> Connection:
+        """Subscribe ``context`` to an event: its callbacks run in that context's drains."""
+        subscription = Connection(context, callback, self._unsubscribe_event, with_info)
+        subscription.droppable = not meta.transport.reliable
+        return self._subscribe(self._event_subs, meta.stl_name, subscription)
+
+    def _unsubscribe_change(self, subscription: Connection) -> None:
+        _discard(self._change_subs, subscription)
+
+    def _unsubscribe_event(self, subscription: Connection) -> None:
+        _discard(self._event_subs, subscription)
+
+    # -- calls ------------------------------------------------------------------------------------
+
+    def _send_call(
+        self,
+        member: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        call: Call[Any],
+        caller: Context | None,
+    ) -> None:
+        route_call(self, member, args, call, caller)
+
+    def _execute(
+        self,
+        member: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        call: Call[Any],
+        caller: Context | None,
+    ) -> None:
+        """Run an arrived call in the owner's drain; its result is sent at the owner's commit."""
+        context = self._ctx
+        assert context is not None
+
+        def reply(value: Any, error: BaseException | None) -> None:
+            context.send_at_commit(lambda: completed(caller, call, value, error))
+
+        if self._removed:
+            reply(None, gone(self._address))
+            return
+        if isinstance(member, PropertyMeta):
+            self._execute_setter(member, args[0], reply)
+            return
+        implementation = getattr(self, _stem(member.py_name) + "_impl")
+        if member.deferred:
+            promise: Promise[Any] = Promise(call.label, reply)
+            try:
+                implementation(*args, promise)
+            except Exception as error:
+                if not promise._settled:
+                    promise.set_exception(error)
+            return
+        if member.constant:
+            context.const_member = member.stl_name
+        try:
+            value = implementation(*args)
+            if checks.enabled and member.return_type is not None:
+                values.checker(member.return_type)(value)
+        except values.Invalid as error:
+            where = f"{member.stl_name} result"
+            reply(
+                None,
+                failure(
+                    ValueError(values.describe(error, where, "method", self.META.qualified_name))
+                ),
+            )
+        except Exception as error:
+            reply(None, failure(error))
+        else:
+            reply(value, None)
+        finally:
+            context.const_member = None
+
+    def _execute_setter(
+        self, prop: PropertyMeta, value: Any, reply: Callable[[Any, BaseException | None], None]
+    ) -> None:
+        """A proxy's setter call: always validated here, checked hook included."""
+        slot = self._PROPS[prop.py_name]
+        try:
+            if not checks.enabled:  # _set_next checks only while they are on
+                try:
+                    slot.check(value)
+                except values.Invalid as error:
+                    owner = self.META.qualified_name
+                    raise ValueError(
+                        values.describe(error, prop.stl_name, "property", owner)
+                    ) from None
+            self._set_next(slot.key, value)
+        except Exception as error:
+            reply(None, failure(error))
+        else:
+            reply(None, None)
+
+
+def _invalid_config(prop: PropertyMeta, raw: object, error: values.Invalid) -> str:
+    text = f"invalid value for property '{prop.stl_name}': expected {prop.type.qualified_name}"
+    text += f", got {values.show(raw)}"
+    detail = ".".join(error.path)
+    if error.message and not error.message.startswith("expected "):
+        text += f" ({detail + ': ' if detail else ''}{error.message})"
+    elif detail:
+        text += f" ({detail}: {error.message})"
+    return text
+
+
+def _discard(table: dict[str, list[Connection]], subscription: Connection) -> None:
+    for subscriptions in table.values():
+        if subscription in subscriptions:
+            subscriptions.remove(subscription)
+            return

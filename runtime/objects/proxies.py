@@ -1,0 +1,388 @@
+"""Proxies: another component's view of an object (codegen.md §3.4, runtime.md §3.11).
+
+A proxy never changes during its subscriber's cycle: its values change only in the subscriber's
+drain (:meth:`_refresh`), where change callbacks run for the properties whose value differs from
+what the proxy held.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable, Mapping
+from time import monotonic
+from typing import Any, ClassVar, Protocol
+
+from sengen.runtime.objects.calls import Call, completed
+from sengen.runtime.objects.codec import class_codec
+from sengen.runtime.objects.context import Context
+from sengen.runtime.objects.events import Connection
+from sengen.runtime.objects.meta import EventMeta, MethodMeta, PropertyMeta
+from sengen.runtime.objects.objects import NativeObject, Object, Prop, gone, route_call
+from sengen.runtime.objects.values import Invalid
+
+_log = logging.getLogger("sengen.transport")
+_warned_at = [0.0]  # the last warning about a refused remote change (at most one a second)
+
+
+def refused(address: str, errors: list[Invalid]) -> None:
+    """Changes of a remote object that could not be decoded are left out, with a warning."""
+    now = monotonic()
+    if errors and now - _warned_at[0] >= 1.0:
+        _warned_at[0] = now
+        _log.warning("dropped %d malformed change(s) of '%s': %s", len(errors), address, errors[0])
+
+
+class _Subscribers:
+    """Change callbacks held by a proxy, fired directly in its subscriber's drain."""
+
+    __slots__ = ("table",)
+
+    def __init__(self) -> None:
+        self.table: dict[str, list[Connection]] = {}
+
+    def add(self, key: str, subscription: Connection) -> Connection:
+        self.table.setdefault(key, []).append(subscription)
+        return subscription
+
+    def remove(self, subscription: Connection) -> None:
+        for subscriptions in self.table.values():
+            if subscription in subscriptions:
+                subscriptions.remove(subscription)
+                return
+
+    def fire(self, key: str, value: Any) -> None:
+        for subscription in tuple(self.table.get(key, ())):
+            if not subscription.closed:
+                subscription.callback(value)
+
+
+def _apply(
+    proxy: Object, props: tuple[Prop, ...], fresh: tuple[Any, ...], subs: _Subscribers
+) -> None:
+    """Take a whole commit first, then run the callbacks: a callback that reads another
+    property sees the same commit (runtime.md §3.6)."""
+    changed = []
+    for prop, value in zip(props, fresh, strict=True):
+        if not prop.eq(value, prop.get(proxy)):
+            prop.set(proxy, value)
+            changed.append((prop.key, value))
+    for key, value in changed:
+        subs.fire(key, value)
+
+
+class LocalProxy(Object):
+    """A view, in another component of the same process, of a native object."""
+
+    __slots__ = (
+        "__weakref__",
+        "_changes",
+        "_ctx",
+        "_last_commit",
+        "_owner",
+        "_seq",
+        "_state",
+        "events",
+    )
+    _changes: _Subscribers
+    _ctx: Context
+    _last_commit: int
+    _owner: NativeObject
+    _seq: int
+    _state: tuple[Any, ...]  # the owner's state as last copied
+
+    def __init__(self, owner: NativeObject, context: Context) -> None:
+        setter = object.__setattr__
+        setter(self, "_owner", owner)
+        setter(self, "_ctx", context)
+        setter(self, "_changes", _Subscribers())
+        seq, time, state = owner._snapshot()
+        setter(self, "_seq", seq)
+        setter(self, "_last_commit", time)
+        setter(self, "_state", state)
+        source = owner._PROPS
+        for key, prop in type(self)._PROPS.items():
+            prop.set(self, source[key].get(owner))
+        for prop, value in zip(self._DYNAMIC, state, strict=True):
+            prop.set(self, value)
+        setter(self, "events", type(self)._EVENTS(self, self.META.all_events))
+        context.add_proxy(self)
+
+    @property
+    def name(self) -> str:
+        return self._owner.name
+
+    @property
+    def bus(self) -> str | None:
+        return self._owner.bus
+
+    @property
+    def local_name(self) -> str:
+        return f"{self._ctx.name}.{self._address}"
+
+    @property
+    def last_commit_time(self) -> int:
+        return self._last_commit
+
+    @property
+    def owner(self) -> NativeObject:
+        return self._owner
+
+    def _refresh(self) -> None:
+        """The hot path of every observed change, so the seqlock read of
+        :meth:`NativeObject._snapshot` and :func:`_apply` are inlined here."""
+        owner = self._owner
+        version = owner._version
+        seq = version[0]
+        if seq == self._seq:
+            return
+        state = type(owner)._STATE(owner)
+        time = version[1]
+        if seq & 1 or version[0] != seq:  # a commit is writing: take the careful path
+            seq, time, state = owner._snapshot()
+        setter = object.__setattr__
+        setter(self, "_seq", seq)
+        setter(self, "_last_commit", time)
+        old = self._state
+        setter(self, "_state", state)
+        # A property the owner did not change holds the very same value object: only the
+        # others need the STL comparison (most commits change few of many properties).
+        dynamic = self._DYNAMIC
+        changed = []
+        for i, value, before in zip(range(len(state)), state, old, strict=True):
+            if value is not before:
+                prop = dynamic[i]
+                if not prop.eq(value, before):
+                    prop.set(self, value)
+                    changed.append((prop.key, value))
+        if changed:  # the whole commit is in place before any callback runs (§3.6)
+            table = self._changes.table
+            for key, value in changed:
+                for connection in tuple(table.get(key, ())):
+                    if not connection.closed:
+                        connection.callback(value)
+
+    def _close(self) -> None:
+        """Stop refreshing (the subscriber dropped its last subscription, or stopped)."""
+        self._ctx.drop_proxy(self)
+
+    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Connection:
+        return self._changes.add(key, Connection(self._ctx, callback, self._changes.remove))
+
+    def _connect_event(
+        self, meta: EventMeta, callback: Callable[..., None], with_info: bool
+    ) -> Connection:
+        return self._owner._connect_event_from(self._ctx, meta, callback, with_info)
+
+    def _send_call(
+        self,
+        member: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        call: Call[Any],
+        caller: Context | None,
+    ) -> None:
+        route_call(self._owner, member, args, call, caller)
+
+
+@functools.cache
+def _dynamic_by_name(cls: type[Object]) -> dict[str, Prop]:
+    """A proxy class's dynamic properties by STL name (remote updates carry names)."""
+    return {p.meta.stl_name: p for p in cls._DYNAMIC}
+
+
+class RemoteEndpoint(Protocol):
+    """What a remote proxy needs from the transport. Values are Python values; the transport
+    encodes them with the class codec. Replies come back through the proxy's ``_receive_*``."""
+
+    def send_call(
+        self,
+        proxy: RemoteProxy,
+        member: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        call_id: int,
+    ) -> None: ...
+
+    def subscribe_event(self, proxy: RemoteProxy, event: EventMeta) -> None: ...
+
+    def unsubscribe_event(self, proxy: RemoteProxy, event: EventMeta) -> None: ...
+
+    def release(self, proxy: RemoteProxy) -> None:
+        """The proxy's component no longer holds it: stop feeding it."""
+
+
+class RemoteProxy(Object):
+    """A view of an object owned by another process. Updates, results and events arrive on
+    transport threads and are only queued; the subscriber's drain applies them."""
+
+    __slots__ = (
+        "__weakref__",
+        "_bus",
+        "_changes",
+        "_ctx",
+        "_endpoint",
+        "_events_in",
+        "_gone",
+        "_incoming",
+        "_last_commit",
+        "_lock",
+        "_name",
+        "_pending",
+        "_subscribed",
+        "events",
+    )
+    _bus: str
+    _changes: _Subscribers
+    _ctx: Context
+    _endpoint: RemoteEndpoint
+    _events_in: deque[tuple[str, tuple[Any, ...], int]]
+    _gone: bool
+    _incoming: deque[tuple[bytes | Mapping[str, Any], int]]
+    _last_commit: int
+    _lock: threading.Lock
+    _name: str
+    _pending: dict[int, tuple[Call[Any], Context | None]]
+    _subscribed: dict[str, list[Connection]]
+    _CALL_IDS: ClassVar[itertools.count[int]] = itertools.count(1)
+
+    def __init__(
+        self,
+        endpoint: RemoteEndpoint,
+        context: Context,
+        name: str,
+        bus: str,
+        state: Mapping[str, Any],
+        commit_time: int,
+    ) -> None:
+        """``state`` holds every property by STL name, static ones included (the publication)."""
+        setter = object.__setattr__
+        for attribute, value in (
+            ("_endpoint", endpoint),
+            ("_ctx", context),
+            ("_name", name),
+            ("_bus", bus),
+            ("_changes", _Subscribers()),
+            ("_incoming", deque()),
+            ("_events_in", deque()),
+            ("_pending", {}),
+            ("_subscribed", {}),
+            ("_lock", threading.Lock()),
+            ("_gone", False),
+            ("_last_commit", commit_time),
+        ):
+            setter(self, attribute, value)
+        for prop in type(self)._PROPS.values():
+            prop.set(self, state[prop.meta.stl_name])
+        setter(self, "events", type(self)._EVENTS(self, self.META.all_events))
+        context.add_proxy(self)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def bus(self) -> str | None:
+        return self._bus
+
+    @property
+    def local_name(self) -> str:
+        return f"{self._ctx.name}.{self._address}"
+
+    @property
+    def last_commit_time(self) -> int:
+        return self._last_commit
+
+    # -- arrivals from the transport (any thread) ------------------------------------------------
+
+    def _receive_state(self, changes: bytes | Mapping[str, Any], commit_time: int) -> None:
+        """One remote commit: the changed properties, encoded or by STL name, applied
+        together."""
+        self._incoming.append((changes, commit_time))
+
+    def _receive_result(self, call_id: int, value: Any, error: BaseException | None) -> None:
+        with self._lock:
+            entry = self._pending.pop(call_id, None)
+        if entry is not None:
+            call, caller = entry
+            completed(caller, call, value, error)
+
+    def _receive_event(self, stl_name: str, args: tuple[Any, ...], creation_time: int) -> None:
+        self._events_in.append((stl_name, args, creation_time))
+
+    def _receive_removed(self, error: BaseException | None = None) -> None:
+        """The owner withdrew the object or its process was lost: pending calls fail with
+        ``error`` (``ObjectGone`` for the object by default)."""
+        object.__setattr__(self, "_gone", True)
+        with self._lock:
+            pending, self._pending = dict(self._pending), {}
+        for call, caller in pending.values():
+            completed(caller, call, None, error or gone(self._address))
+
+    # -- the subscriber's drain -------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        incoming = self._incoming
+        if incoming:
+            # Newest first: only the latest value of each property is decoded (§3.7).
+            arrived = [incoming.popleft() for _ in range(len(incoming))]
+            object.__setattr__(self, "_last_commit", arrived[-1][1])
+            arrived.reverse()
+            values, errors = class_codec(self.META).latest(c for c, _ in arrived)
+            if errors:
+                refused(self._address, errors)
+            props = tuple(p for n, p in _dynamic_by_name(type(self)).items() if n in values)
+            fresh = tuple(values[p.meta.stl_name] for p in props)
+            _apply(self, props, fresh, self._changes)
+        events = self._events_in
+        for _ in range(len(events)):
+            stl_name, args, created = events.popleft()
+            for subscription in tuple(self._subscribed.get(stl_name, ())):
+                subscription._run(args, created)
+
+    def _close(self) -> None:
+        """Stop refreshing (the subscriber dropped its last subscription, or stopped)."""
+        self._ctx.drop_proxy(self)
+        self._endpoint.release(self)
+
+    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Connection:
+        return self._changes.add(key, Connection(self._ctx, callback, self._changes.remove))
+
+    def _connect_event(
+        self, meta: EventMeta, callback: Callable[..., None], with_info: bool
+    ) -> Connection:
+        subscriptions = self._subscribed.setdefault(meta.stl_name, [])
+        if not subscriptions:
+            self._endpoint.subscribe_event(self, meta)
+
+        def close(subscription: Connection) -> None:
+            subscriptions.remove(subscription)
+            if not subscriptions:
+                self._endpoint.unsubscribe_event(self, meta)
+
+        subscription = Connection(self._ctx, callback, close, with_info)
+        subscriptions.append(subscription)
+        return subscription
+
+    def _send_call(
+        self,
+        member: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        call: Call[Any],
+        caller: Context | None,
+    ) -> None:
+        call_id = next(self._CALL_IDS)
+
+        def send() -> None:
+            if self._gone:
+                completed(caller, call, None, gone(self._address))
+                return
+            with self._lock:
+                self._pending[call_id] = (call, caller)
+            self._endpoint.send_call(self, member, args, call_id)
+
+        if caller is None:
+            send()
+        else:
+            caller.send_at_commit(send)

@@ -1,5 +1,0 @@
-"""The shipped ``shell`` component and ``sengen shell`` (runtime.md §9.1)."""
-
-from sengen.runtime.shell.component import Shell, ShellConfig
-
-__all__ = ["Shell", "ShellConfig"]

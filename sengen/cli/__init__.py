@@ -1,0 +1,1 @@
+"""The ``sengen`` command line (one module per command group)."""
