@@ -1,0 +1,112 @@
+"""The kernel's extension interface: everything a shipped or third-party component may use
+beyond the user's API (:mod:`sengen.runtime`).
+
+Components (``runtime/components/*``) import the runtime only from here, from
+:mod:`sengen.runtime` and from :mod:`sengen.runtime.errors`; an import-linter contract holds them
+to it. What is here is documented in docs/architecture.md, by need:
+
+* a **transport** (remote objects): the bus space and its sources, sessions, the owner and
+  subscriber sides of discovery (interests, subscriptions, change logs), queries, the codecs and
+  metadata that put objects on a wire, remote proxies and call results, the kernel clock;
+* a **recorder**: subscriptions and their change logs, metadata, values, the configuration's
+  helpers for its own keys;
+* an **inspector** (the shell): subscriptions, proxies, calls, metadata, the registry, queries,
+  and the kernel to build when it is launched on its own.
+"""
+
+from __future__ import annotations
+
+from sengen.runtime.kernel.buses import BusSpace, Source
+from sengen.runtime.kernel.config import Config, LogConfig, load_config_text
+from sengen.runtime.kernel.config.models import BusAddress, fail
+from sengen.runtime.kernel.discovery import (
+    Delivery,
+    Discovery,
+    Interest,
+    Interests,
+    Log,
+    LogRecord,
+    Owner,
+    Subscription,
+)
+from sengen.runtime.kernel.query import Query, QueryError, parse_query
+from sengen.runtime.kernel.sessions import BusDirectory
+from sengen.runtime.objects import describe, values
+from sengen.runtime.objects.addresses import bus_address_problem
+from sengen.runtime.objects.codec import ClassCodec, Column, class_codec
+from sengen.runtime.objects.context import Context
+from sengen.runtime.objects.meta import (
+    AliasMeta,
+    ArgMeta,
+    ArrayMeta,
+    Category,
+    ClassMeta,
+    EnumMeta,
+    EventMeta,
+    MethodMeta,
+    NativeMeta,
+    OptionalMeta,
+    PropertyMeta,
+    QuantityMeta,
+    SequenceMeta,
+    StructMeta,
+    TypeMeta,
+    VariantMeta,
+    resolve_alias,
+)
+from sengen.runtime.objects.objects import Prop, route_call
+from sengen.runtime.objects.proxies import refused
+from sengen.runtime.objects.registry import registry
+from sengen.runtime.time.stepping import KernelClock, StepPlan
+
+__all__ = [
+    "AliasMeta",
+    "ArgMeta",
+    "ArrayMeta",
+    "BusAddress",
+    "BusDirectory",
+    "BusSpace",
+    "Category",
+    "ClassCodec",
+    "ClassMeta",
+    "Column",
+    "Config",
+    "Context",
+    "Delivery",
+    "Discovery",
+    "EnumMeta",
+    "EventMeta",
+    "Interest",
+    "Interests",
+    "KernelClock",
+    "Log",
+    "LogConfig",
+    "LogRecord",
+    "MethodMeta",
+    "NativeMeta",
+    "OptionalMeta",
+    "Owner",
+    "Prop",
+    "PropertyMeta",
+    "QuantityMeta",
+    "Query",
+    "QueryError",
+    "SequenceMeta",
+    "Source",
+    "StepPlan",
+    "StructMeta",
+    "Subscription",
+    "TypeMeta",
+    "VariantMeta",
+    "bus_address_problem",
+    "class_codec",
+    "describe",
+    "fail",
+    "load_config_text",
+    "parse_query",
+    "refused",
+    "registry",
+    "resolve_alias",
+    "route_call",
+    "values",
+]
