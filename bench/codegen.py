@@ -168,7 +168,7 @@ def make_fixture(module: Any) -> Fixture:
     probe = type("BenchProbe", (module.ProbeBase,), {"__slots__": ()})
     ctx = Context("bench")
     obj = probe("probe")
-    obj._bind(ctx, "local.bench", 0)
+    obj._bind_(ctx, "local.bench", 0)
     reader = Context("reader")
     proxy = module.ProbeLocalProxy(obj, reader)
     received: list[int] = []

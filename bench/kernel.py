@@ -39,11 +39,12 @@ from pathlib import Path
 from typing import Any
 
 import fixture
+
 from sengen.runtime import Duration, set_checks
+from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.component import Component
 from sengen.runtime.kernel.config import load_config_text
 from sengen.runtime.kernel.kernel import Kernel
-from sengen.runtime.kernel.runner import RunApi
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GENERATED_ROOT = "sengen_bench_kernel_gen"  # the root package of the generated fixture

@@ -54,11 +54,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import sengen
+from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.config import load_config_text
 from sengen.runtime.kernel.kernel import Kernel
-from sengen.runtime.kernel.runner import RunApi
-
-import sengen
 
 BENCH = Path(__file__).resolve().parent
 GENERATED_ROOT = "sengen_bench_parallel_gen"

@@ -14,9 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import zenoh
-from sengen.runtime import set_checks
-from sengen.runtime.kernel.component import Component
-from sengen.runtime.kernel.runner import RunApi
 from transport_common import (
     KERNEL_BOUND_S,
     KHZ,
@@ -41,6 +38,10 @@ from transport_common import (
     session_name,
     wait_window,
 )
+
+from sengen.runtime import set_checks
+from sengen.runtime.kernel.api import RunApi
+from sengen.runtime.kernel.component import Component
 
 DEPTH = 64  # calls (queries) in flight in the pipelined benchmark
 

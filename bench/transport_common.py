@@ -25,16 +25,16 @@ from pathlib import Path
 from typing import Any
 
 import zenoh
+
+import sengen
 from sengen.runtime import Duration, set_checks
 from sengen.runtime.components.transport.link import TransportConfig, open_session
 from sengen.runtime.components.transport.transport import Transport
+from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.component import Component
 from sengen.runtime.kernel.config import load_config_text
 from sengen.runtime.kernel.kernel import Kernel
-from sengen.runtime.kernel.runner import RunApi
 from sengen.runtime.objects.context import Context
-
-import sengen
 
 GENERATED_ROOT = "sengen_bench_transport_gen"
 PACKAGE = "bench_remote"

@@ -10,8 +10,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sengen.runtime.kernel.component import Component
-from sengen.runtime.kernel.runner import RunApi
 from transport_common import (
     KERNEL_BOUND_S,
     PACKAGE,
@@ -27,6 +25,9 @@ from transport_common import (
     run_kernel,
     session_name,
 )
+
+from sengen.runtime.kernel.api import RunApi
+from sengen.runtime.kernel.component import Component
 
 SUBSCRIBER_PERIOD = 33_333_333  # ns: the subscriber of the discovery benchmark, 30 Hz
 PUBLISH_EVERY_S = 0.1  # the discovery benchmark publishes an object this often

@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import zenoh
-from sengen.runtime.kernel.component import Component
-from sengen.runtime.kernel.runner import RunApi
 from transport_calls import Callee
 from transport_common import (
     KERNEL_BOUND_S,
@@ -36,6 +34,9 @@ from transport_common import (
     run_kernel,
     session_name,
 )
+
+from sengen.runtime.kernel.api import RunApi
+from sengen.runtime.kernel.component import Component
 
 
 @dataclass

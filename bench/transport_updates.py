@@ -15,11 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import zenoh
-from sengen.runtime import Duration, set_checks
-from sengen.runtime.kernel.component import Component
-from sengen.runtime.kernel.config import load_config_text
-from sengen.runtime.kernel.kernel import Kernel
-from sengen.runtime.kernel.runner import RunApi
 from transport_common import (
     CHILD_LIFETIME_S,
     KERNEL_BOUND_S,
@@ -45,6 +40,12 @@ from transport_common import (
     transport_yaml,
     wait_window,
 )
+
+from sengen.runtime import Duration, set_checks
+from sengen.runtime.kernel.api import RunApi
+from sengen.runtime.kernel.component import Component
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel
 
 CARRIERS = 100  # objects of the producer, each changed at every commit
 CONSUMER_PERIOD = 10_000_000  # ns: the consumer of the throughput benchmark, 100 Hz

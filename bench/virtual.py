@@ -31,12 +31,12 @@ from pathlib import Path
 from typing import Any
 
 import fixture
+
 from sengen.runtime import Duration
+from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.component import Component
 from sengen.runtime.kernel.config import load_config_text
 from sengen.runtime.kernel.kernel import Kernel
-from sengen.runtime.kernel.runner import RunApi
-
 from sengen.testing import TestKernel
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

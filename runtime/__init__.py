@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         SengenError,
         VariantTagError,
     )
+    from sengen.runtime.kernel.api import RunApi
     from sengen.runtime.kernel.buses import DuplicateObjectName
     from sengen.runtime.kernel.component import Component, Retry
     from sengen.runtime.kernel.config import (
@@ -36,10 +37,9 @@ if TYPE_CHECKING:
         load_config,
         load_config_text,
     )
-    from sengen.runtime.kernel.discovery import Subscription
     from sengen.runtime.kernel.kernel import Kernel, PreloadError
     from sengen.runtime.kernel.query import QueryError
-    from sengen.runtime.kernel.runner import RunApi
+    from sengen.runtime.kernel.subscriptions import Subscription
     from sengen.runtime.objects.calls import Call, Promise
     from sengen.runtime.objects.checks import set_checks
     from sengen.runtime.objects.duration import Duration, TimeStamp, TimeValueError
@@ -68,11 +68,11 @@ _HOMES: dict[str, str] = {
     "ConfigurationError": "kernel.config",
     "load_config": "kernel.config",
     "load_config_text": "kernel.config",
-    "Subscription": "kernel.discovery",
     "Kernel": "kernel.kernel",
     "PreloadError": "kernel.kernel",
     "QueryError": "kernel.query",
-    "RunApi": "kernel.runner",
+    "RunApi": "kernel.api",
+    "Subscription": "kernel.subscriptions",
     "Call": "objects.calls",
     "Promise": "objects.calls",
     "set_checks": "objects.checks",

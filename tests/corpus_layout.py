@@ -1,17 +1,28 @@
 """Where Sen's STL corpus lives and how it is built (stl.md §11.2 to §11.4), for tests and bench.
 
 The corpus is conformance input outside this repository, at ``../shared/stl-corpus/sen/``
-relative to the repository root. A test that needs it fails (never skips) when it is missing.
+relative to the repository root (``SENGEN_STL_CORPUS`` names another folder). A test that needs
+it skips when it is missing, with one reason for all of them, so that the suite passes on a fresh
+clone; with ``SENGEN_REQUIRE_CORPUS=1`` (which ``.ci/run`` sets) it fails instead.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CORPUS_RELATIVE = "../shared/stl-corpus/sen"
+# A corpus folder other than the default one (tests of the skip use a missing one).
+CORPUS_VARIABLE = "SENGEN_STL_CORPUS"
+# Set to 1, a missing corpus fails the tests that need it instead of skipping them.
+REQUIRE_VARIABLE = "SENGEN_REQUIRE_CORPUS"
+# What a test id shows in place of a corpus file when the corpus is missing (see corpus_files).
+NO_CORPUS = "no-corpus"
+# How the reason for skipping a corpus test starts (conftest.py folds such skips into one line).
+MISSING = "Sen STL corpus not found"
 
 # §11.2: the default include list, in this order (corpus-relative).
 DEFAULT_INCLUDES: tuple[str, ...] = (
@@ -58,20 +69,45 @@ FOM_FILES: frozenset[str] = frozenset(
 
 
 def corpus_path() -> Path:
-    return (REPO_ROOT / CORPUS_RELATIVE).resolve()
+    """Where the corpus is looked for (it may be missing)."""
+    override = os.environ.get(CORPUS_VARIABLE)
+    return Path(override).resolve() if override else (REPO_ROOT / CORPUS_RELATIVE).resolve()
+
+
+def corpus_present() -> bool:
+    root = corpus_path()
+    return root.is_dir() and any(root.glob("*/**/*.stl"))
 
 
 def corpus_root() -> Path:
-    """The corpus folder; fails the calling test with a clear message when it is missing."""
+    """The corpus folder. When it is missing, skips the calling test, or fails it under
+    ``SENGEN_REQUIRE_CORPUS=1``; the skip is raised here, so pytest's summary folds every
+    skipped corpus test into one line with one reason."""
     root = corpus_path()
-    if not root.is_dir() or not any(root.glob("*/**/*.stl")):
-        pytest.fail(
-            f"Sen STL corpus not found: expected the folder {CORPUS_RELATIVE}/ relative to the "
-            f"repository root {REPO_ROOT} (resolved: {root}) holding the 91 .stl files of "
-            "stl.md §11.1. The corpus tests cannot run without it.",
-            pytrace=False,
+    if not corpus_present():
+        where = (
+            f"{CORPUS_VARIABLE}={os.environ[CORPUS_VARIABLE]}"
+            if os.environ.get(CORPUS_VARIABLE)
+            else f"{CORPUS_RELATIVE}/ relative to the repository root {REPO_ROOT}"
         )
+        reason = (
+            f"{MISSING}: expected the folder {where} (resolved: {root}) holding "
+            "the 91 .stl files of stl.md §11.1. The corpus tests cannot run without it."
+        )
+        if os.environ.get(REQUIRE_VARIABLE) == "1":
+            pytest.fail(f"{reason} ({REQUIRE_VARIABLE}=1: required)", pytrace=False)
+        pytest.skip(reason)
     return root
+
+
+def corpus_files() -> list[str]:
+    """The corpus-relative paths of every corpus file, sorted; safe at collection time, where a
+    missing corpus must not stop the run: it then gives ``[NO_CORPUS]``, one parameter for a
+    parametrized test, whose first call of :func:`corpus_root` skips it with the others."""
+    if not corpus_present():
+        return [NO_CORPUS]
+    root = corpus_path()
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.stl"))
 
 
 def includes_for(path: str) -> tuple[str, ...]:

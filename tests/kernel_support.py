@@ -15,13 +15,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import sengen
 from sengen.runtime import Duration
+from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.component import Component
 from sengen.runtime.kernel.config import load_config_text
 from sengen.runtime.kernel.kernel import Kernel
-from sengen.runtime.kernel.runner import RunApi
-
-import sengen
 
 STL = """\
 package kbus;

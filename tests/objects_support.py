@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sengen.runtime.objects.context import Context
-
 import sengen
+from sengen.runtime.objects.context import Context
 from sengen.stl.diagnostics import Severity
 
 STL_ROOT = Path(__file__).parent / "objects_stl"

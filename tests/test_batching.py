@@ -14,16 +14,18 @@ from typing import Any
 
 import pytest
 from kernel_support import make_package
+
 from sengen.runtime import Duration, set_checks
 from sengen.runtime.components.transport import wire
-from sengen.runtime.components.transport.remote import Outbox, RemoteHandle
+from sengen.runtime.components.transport.handles import RemoteHandle
+from sengen.runtime.components.transport.outbox import Outbox
 from sengen.runtime.components.transport.transport import Peer, Transport
 from sengen.runtime.errors import CallFailed
+from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.component import Component
 from sengen.runtime.kernel.config import load_config_text
 from sengen.runtime.kernel.kernel import Kernel
 from sengen.runtime.kernel.query import parse_query
-from sengen.runtime.kernel.runner import RunApi
 from sengen.runtime.objects import proxies
 from sengen.runtime.objects.codec import class_codec
 from sengen.runtime.objects.context import Context
@@ -219,7 +221,7 @@ def test_a_result_over_the_limit_fails_the_call_instead_of_vanishing(impls: Modu
         sent.append(data)
         return True
 
-    from sengen.runtime.kernel.discovery import Interests
+    from sengen.runtime.kernel.publisher import Interests
 
     outbox = Outbox(SENDER, Interests(), send, 2000)
     outbox.reply(41, None, None, CallFailed("Verbose", "x" * 5000))
@@ -474,7 +476,7 @@ def test_a_bad_frame_in_a_batch_is_dropped_alone(
     short = b"\x02\x04\x00\x00\x00abcd"  # changes without room for their time and count
     with caplog.at_level(logging.WARNING, "sengen.transport"):
         harness.receive(harness.changed(5, a=1), short, harness.changed(6, b=2))
-    harness.proxy._refresh()
+    harness.proxy._refresh_()
     assert (harness.proxy.a, harness.proxy.b, harness.proxy.last_commit_time) == (1, 2, 6)
     assert "dropped a malformed frame (4 bytes) of a batch: changes of 4 bytes" in caplog.text
 
@@ -483,7 +485,7 @@ def test_changes_of_objects_this_process_does_not_hold_are_skipped(impls: Module
     harness = Harness(impls)
     mine, other = change(impls, a=4), change(impls, a=5)
     harness.receive(wire.Changes(SENDER, 3, (77, 9, 78), (other, mine, other)).item())
-    harness.proxy._refresh()
+    harness.proxy._refresh_()
     assert (harness.proxy.a, harness.proxy.last_commit_time) == (4, 3)
 
 
@@ -499,8 +501,8 @@ def test_one_commit_of_two_held_objects_reaches_each_its_own_change(impls: Modul
     other: Any = second.view_for(harness.context)
     ours = (change(impls, a=4), change(impls, b=6))
     harness.receive(wire.Changes(SENDER, 3, (10, 9), ours).item())
-    harness.proxy._refresh()
-    other._refresh()
+    harness.proxy._refresh_()
+    other._refresh_()
     assert (harness.proxy.a, harness.proxy.b, harness.proxy.last_commit_time) == (0, 6, 3)
     assert (other.a, other.b, other.last_commit_time) == (4, 0, 3)
     assert not harness.peer.lock.locked()
@@ -520,7 +522,7 @@ def test_changes_wait_encoded_until_the_drain_and_apply_as_one_commit(
             harness.changed(5, b=7), harness.changed(6, a=1), harness.changed(7, a=2), unknown
         )
         assert harness.proxy.a == 0  # nothing applied before the drain
-        harness.proxy._refresh()
+        harness.proxy._refresh_()
     # Declaration order (as a local proxy), the latest of each, the newest commit's time; the
     # change of an unknown property is dropped with a warning and the rest applies.
     assert seen == [("a", 2), ("b", 7)]
@@ -535,6 +537,6 @@ def test_a_handle_settles_its_encoded_changes_so_they_never_pile_up(impls: Modul
     harness = Harness(impls)
     for time in range(1, 1001):
         harness.receive(harness.changed(time, a=time))
-    assert len(harness.handle._unsettled) < 100
-    harness.proxy._refresh()
+    assert len(harness.handle.unsettled) < 100
+    harness.proxy._refresh_()
     assert harness.proxy.a == 1000

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from objects_support import Tree, imported_tree
+
 from sengen.runtime.kernel.buses import BusSpace, DuplicateObjectName, Source, check_bus_address
 from sengen.runtime.objects import values
 from sengen.runtime.objects.context import Context

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from objects_support import Tree, imported_tree
+
 from sengen.runtime import Duration, TimeStamp
 from sengen.runtime.objects import codec, values
 from sengen.runtime.objects.codec import ClassCodec

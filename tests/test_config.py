@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from sengen.runtime.kernel.config import (
     BuildEntry,
     Config,

@@ -30,11 +30,11 @@ from typing import Any
 
 import pytest
 from kernel_support import make_package
+
 from sengen.runtime.components.recorder.recording import compare, read_recording
+from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.component import Component
 from sengen.runtime.kernel.config import load_config_text
-from sengen.runtime.kernel.runner import RunApi
-
 from sengen.testing import TestKernel
 
 ROOT = "det_determinism"

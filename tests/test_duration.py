@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from sengen.runtime import Duration, TimeStamp, TimeValueError
 
 

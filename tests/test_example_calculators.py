@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 from example_projects import clean_log, copy_example, importable, matches, sengen_run
-from sengen.runtime import CallFailed
 
+from sengen.runtime import CallFailed
 from sengen.testing import TestKernel
 
 

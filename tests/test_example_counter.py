@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 from example_projects import clean_log, copy_example, importable, matches, sengen_run
+
 from sengen.runtime import Duration
+from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.component import Component
-from sengen.runtime.kernel.runner import RunApi
 from sengen.runtime.objects.calls import Call
 from sengen.runtime.objects.events import EventInfo
-
 from sengen.testing import TestKernel
 
 MS = 1_000_000

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 from example_projects import clean_log, copy_example, importable, matches, sengen_run
-from sengen.runtime.errors import CallFailed
 
+from sengen.runtime.errors import CallFailed
 from sengen.testing import TestKernel
 
 CONFIG = "fibonacci.yaml"

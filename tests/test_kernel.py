@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+import sengen
 from sengen.runtime import Duration
 from sengen.runtime.kernel.config import load_config_text
 from sengen.runtime.kernel.kernel import Kernel, PreloadError
-
-import sengen
 
 STL = """\
 package kdemo;

@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 from kernel_support import Probe, make_package, producer, run_kernel, values_of
+
 from sengen.runtime import CallFailed, LocalProxy, NativeObject, ObjectGone
+from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.config import load_config_text
 from sengen.runtime.kernel.kernel import Kernel
-from sengen.runtime.kernel.runner import RunApi
 
 
 @pytest.fixture(scope="module")
@@ -314,7 +315,7 @@ def test_events_of_one_component_are_dispatched_in_emission_order_across_objects
     first, second = impls.Still("first", serial=1), impls.Still("second", serial=2)
     with owner.active():
         for obj in (first, second):
-            obj._bind(owner, "local.order", 0)
+            obj._bind_(owner, "local.order", 0)
     heard: list[tuple[str, int]] = []
     ticked = first.META.event("ticked")
     assert ticked is not None
@@ -324,7 +325,7 @@ def test_events_of_one_component_are_dispatched_in_emission_order_across_objects
 
     with subscriber.active():
         for obj in (first, second):
-            obj._connect_event_from(subscriber, ticked, listener(obj.name), False)
+            obj._connect_event_from_(subscriber, ticked, listener(obj.name), False)
     with owner.active():
         first.events.ticked.emit(1)
         second.events.ticked.emit(2)

@@ -19,12 +19,13 @@ from typing import Any
 
 import pytest
 from kernel_support import Probe, make_package, producer, run_kernel
+
 from sengen.runtime import Duration, TimeStamp
 from sengen.runtime.components.recorder.recording import read_recording
+from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.component import Component, Retry
 from sengen.runtime.kernel.config import load_config_text
 from sengen.runtime.kernel.kernel import Kernel, PreloadError
-from sengen.runtime.kernel.runner import RunApi
 from sengen.runtime.sen.kernel.monitoring import ComponentMonitoringInfo
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +30,22 @@ def test_ruff_clean() -> None:
 def test_black_formatted() -> None:
     result = _run("black", "--check", "--quiet", *CHECKED)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_import_contracts_hold() -> None:
+    """The layer contracts of pyproject.toml's [tool.importlinter] (docs/architecture.md)."""
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "lint-imports"), "--no-cache"],
+        cwd=ROOT,
+        # The checkout's sources, whatever the venv has installed.
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout, result.stdout
 
 
 @pytest.mark.slow

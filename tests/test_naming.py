@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from corpus_layout import FOM_FILES, corpus_root, includes_for
+from corpus_layout import FOM_FILES, corpus_files, corpus_root, includes_for
 
 import sengen
 from sengen.codegen.naming import python_name, reserved_cause, snake_case
@@ -67,11 +67,6 @@ def test_snake_case(stl: str, python: str) -> None:
 def test_reserved_names_depend_on_the_context(name: str, context: str, cause: str | None) -> None:
     assert reserved_cause(name, context) == cause
     assert python_name(name, context) == (name + "_" if cause else name)
-
-
-def corpus_files() -> list[str]:
-    root = corpus_root()
-    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.stl"))
 
 
 @pytest.mark.parametrize("path", [f for f in corpus_files() if f not in FOM_FILES])

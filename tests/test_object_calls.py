@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from objects_support import Tree, cycle, imported_tree, in_cycle
+
 from sengen.runtime import (
     Call,
     CallError,
@@ -135,7 +136,7 @@ def registered_worker(worker_class: Any, owner: Context, name: str = "w") -> Any
     worker.promises = []
     worker.set_tag_id(1)
     worker.set_slot(1)
-    worker._bind(owner, BUS, 0)
+    worker._bind_(owner, BUS, 0)
     return worker
 
 
@@ -576,8 +577,8 @@ def test_a_setter_through_a_remote_proxy_is_sent_at_commit_and_completed_at_drai
     assert [(name, args) for name, args, _ in endpoint.calls] == [("limit", (3,)), ("note", ("x",))]
     assert remote.limit == 0
     (_, _, first), (_, _, second) = endpoint.calls
-    remote._receive_result(first, None, None)
-    remote._receive_result(second, None, CallFailed("ValueError", "no"))
+    remote._receive_result_(first, None, None)
+    remote._receive_result_(second, None, CallFailed("ValueError", "no"))
     assert not ok.done()
     cycle(caller, 2 * MS)
     assert ok.result() is None
@@ -594,8 +595,8 @@ def test_a_method_through_a_remote_proxy(tree: Tree) -> None:
     cycle(caller, 1 * MS)
     ((name, args, call_id),) = endpoint.calls
     assert (name, args) == ("add", (2,))
-    remote._receive_result(call_id, 12, None)
-    remote._receive_result(call_id, 13, None)  # a duplicate reply is ignored
+    remote._receive_result_(call_id, 12, None)
+    remote._receive_result_(call_id, 13, None)  # a duplicate reply is ignored
     assert results == []
     cycle(caller, 2 * MS)
     assert results == [12]
@@ -611,7 +612,7 @@ def test_calls_after_removal_complete_with_object_gone_at_the_next_drain(
     owner, caller = Context("owner"), Context("caller")
     worker = registered_worker(worker_class, owner)
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
-    worker._unbind()
+    worker._unbind_()
     method = in_cycle(caller, lambda: proxy.add(1))  # never raised at call time
     setter = in_cycle(caller, lambda: proxy.set_next_limit(1))
     cycle(caller, 1 * MS)  # sent at this commit
@@ -632,7 +633,7 @@ def test_a_call_in_flight_during_removal_completes_with_object_gone(
     proxy = tree.devices.WorkerLocalProxy(worker, caller)
     call = in_cycle(caller, lambda: proxy.add(1))
     cycle(caller, 1 * MS)  # queued at the owner
-    worker._unbind()
+    worker._unbind_()
     cycle(owner, 2 * MS)
     cycle(caller, 3 * MS)
     assert isinstance(call.exception(), ObjectGone)
@@ -645,7 +646,7 @@ def test_remote_calls_complete_with_object_gone_when_the_object_is_removed(tree:
     remote = remote_worker(tree, caller, endpoint)
     pending = in_cycle(caller, lambda: remote.add(1))
     cycle(caller, 1 * MS)
-    remote._receive_removed()
+    remote._receive_removed_()
     assert not pending.done()  # delivered at the caller's next drain
     cycle(caller, 2 * MS)
     assert str(pending.exception()) == "object 's.b.w' no longer exists"

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from objects_support import STL_ROOT, Tree, cycle, generate_tree, imported_tree, in_cycle, on_path
+
 from sengen.runtime import (
     ConfigError,
     Duration,
@@ -71,7 +72,7 @@ def new_gauge(tree: Tree, name: str = "g") -> Any:
 
 def registered_gauge(tree: Tree, context: Context, name: str = "g") -> Any:
     gauge = new_gauge(tree, name)
-    gauge._bind(context, BUS, 0)
+    gauge._bind_(context, BUS, 0)
     return gauge
 
 
@@ -301,7 +302,7 @@ def test_enums_by_name(tree: Tree) -> None:
     mode = tree.types.Mode
     assert [(m.name, m.value) for m in mode] == [("idle", 0), ("running", 1), ("stopped", 2)]
     assert configured(tree, mode="stopped").mode is mode.stopped
-    assert values.to_config(resolve_alias(tree.types._META_Mode), mode.running) == "running"
+    assert values.to_config(resolve_alias(tree.types.META_Mode), mode.running) == "running"
     for raw in ("Running", 1, None):
         (problem,) = config_problems(tree, mode=raw)
         assert problem.startswith("invalid value for property 'mode': expected objtest.Mode")
@@ -397,7 +398,7 @@ def test_u8_sequences_and_arrays_are_bytes(tree: Tree) -> None:
     assert gauge.quad == b"\x09\x08\x07\x06" and type(gauge.quad) is bytes
     # a u8 alias as the element type keeps the tuple form
     assert gauge.octets == (1, 2) and type(gauge.octets) is tuple
-    assert values.to_config(resolve_alias(tree.types._META_Blob), gauge.blob) == [
+    assert values.to_config(resolve_alias(tree.types.META_Blob), gauge.blob) == [
         1,
         2,
         255,

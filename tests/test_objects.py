@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from objects_support import Tree, Worker, cycle, imported_tree, in_cycle
+
 from sengen.runtime import ConfigError
 from sengen.runtime.objects import values
 from sengen.runtime.objects.context import Context
@@ -42,7 +43,7 @@ def new_gauge(tree: Tree, name: str = "g", serial: str = "S-1", gain: float = 0.
 
 def registered_gauge(tree: Tree, context: Context, name: str = "g") -> Any:
     gauge = new_gauge(tree, name)
-    gauge._bind(context, BUS, 0)
+    gauge._bind_(context, BUS, 0)
     return gauge
 
 
@@ -121,7 +122,7 @@ def test_setting_back_to_the_current_value_commits_no_change(
     in_cycle(owner, lambda: gauge.on_level_changed(own.append))
     proxy.on_level_changed(seen.append)
     last_commit = gauge.last_commit_time
-    sequence = gauge._version[0]
+    sequence = gauge._version_[0]
 
     def update() -> None:
         for value in writes:
@@ -133,7 +134,7 @@ def test_setting_back_to_the_current_value_commits_no_change(
     assert gauge.level == 0
     assert own == [] and seen == []
     assert gauge.last_commit_time == last_commit
-    assert gauge._version[0] == sequence  # nothing was published
+    assert gauge._version_[0] == sequence  # nothing was published
 
 
 def test_nothing_is_visible_before_the_commit_except_get_next_for_the_owner(tree: Tree) -> None:
@@ -174,7 +175,7 @@ def test_pending_values_set_before_registration_are_current_at_registration(tree
     gauge = new_gauge(tree)
     gauge.set_next_level(8)
     assert gauge.level == 0
-    gauge._bind(owner, BUS, 3 * MS)
+    gauge._bind_(owner, BUS, 3 * MS)
     assert gauge.level == 8
     assert gauge.last_commit_time == 3 * MS  # before any change: the registration time
 
@@ -184,7 +185,7 @@ def test_last_commit_time_is_the_time_of_the_last_commit_that_changed_something(
 ) -> None:
     owner = Context("owner")
     gauge = new_gauge(tree)
-    gauge._bind(owner, BUS, 1 * MS)
+    gauge._bind_(owner, BUS, 1 * MS)
     assert gauge.last_commit_time == 1 * MS
     cycle(owner, 2 * MS, update=lambda: gauge.set_next_level(1))
     assert gauge.last_commit_time == 2 * MS
@@ -270,7 +271,7 @@ def test_a_proxy_change_callback_sees_the_whole_commit(tree: Tree, kind: str) ->
 
     cycle(owner, 1 * MS, update=update)
     if kind == "remote":
-        proxy._receive_state({"a": 1, "b": 1}, 1 * MS)
+        proxy._receive_state_({"a": 1, "b": 1}, 1 * MS)
     cycle(subscriber, 1 * MS)
     assert seen == [(1, 1)]
 
@@ -360,15 +361,15 @@ def test_remote_proxy_applies_updates_at_its_drain_all_of_one_commit_together(tr
     remote.on_a_changed(lambda v: seen.append(("a", v)))
     remote.on_b_changed(lambda v: seen.append(("b", v)))
     remote.on_level_changed(lambda v: seen.append(("level", v)))
-    remote._receive_state({"a": 1, "b": 1}, 11 * MS)
+    remote._receive_state_({"a": 1, "b": 1}, 11 * MS)
     assert (remote.a, remote.b) == (0, 0)  # nothing before the drain
     cycle(subscriber, 1 * MS)
     assert (remote.a, remote.b) == (1, 1)
     assert sorted(seen) == [("a", 1), ("b", 1)]
     assert remote.last_commit_time == 11 * MS
     # A -> B -> A between two drains: no callback
-    remote._receive_state({"level": 4}, 12 * MS)
-    remote._receive_state({"level": 3}, 13 * MS)
+    remote._receive_state_({"level": 4}, 12 * MS)
+    remote._receive_state_({"level": 3}, 13 * MS)
     cycle(subscriber, 2 * MS)
     assert remote.level == 3
     assert ("level", 4) not in seen and ("level", 3) not in seen
@@ -401,7 +402,7 @@ def test_subscriptions_made_before_registration_run_in_the_owners_next_drain(
     calls: list[tuple[str, str]] = []
     gauge.on_level_changed(lambda v: calls.append(("changed", phase[0])))
     gauge.events.pinged.connect(lambda: calls.append(("pinged", phase[0])))
-    gauge._bind(owner, BUS, 0)
+    gauge._bind_(owner, BUS, 0)
     owner.time = 1 * MS
     with owner.active():
         owner.drain()
@@ -500,8 +501,8 @@ def test_remote_events_are_dispatched_in_the_subscribers_drain(tree: Tree) -> No
     )
     second = in_cycle(subscriber, lambda: remote.events.ticked.connect(lambda c, n: None))
     assert endpoint.subscribed == ["ticked"]  # one subscription on the wire per event
-    remote._receive_event("ticked", (3, "x"), 5 * MS)
-    remote._receive_event("ticked", (4, "y"), 6 * MS)
+    remote._receive_event_("ticked", (3, "x"), 5 * MS)
+    remote._receive_event_("ticked", (4, "y"), 6 * MS)
     assert seen == []
     cycle(subscriber, 1 * MS)
     assert seen == [(5 * MS, 3, "x"), (6 * MS, 4, "y")]
@@ -580,7 +581,7 @@ def test_from_config_statics_and_initial_dynamic_values_by_stl_name(tree: Tree) 
     assert gauge.type_ == "t"
     gauge.set_tag_id(1)
     gauge.set_slot(1)
-    gauge._bind(owner, BUS, 0)
+    gauge._bind_(owner, BUS, 0)
     assert gauge.level == 5  # the configured value is the initial current value
     assert gauge.get_next_level() == 5
 
@@ -592,7 +593,7 @@ def test_static_no_config_is_set_only_before_registration(tree: Tree) -> None:
     assert gauge.slot == 4  # immediate, no commit needed
     gauge.set_slot(5)
     gauge.set_tag_id(1)
-    gauge._bind(owner, BUS, 0)
+    gauge._bind_(owner, BUS, 0)
     assert gauge.slot == 5
     with pytest.raises(RuntimeError) as caught:
         in_cycle(owner, lambda: gauge.set_slot(6))
@@ -611,7 +612,7 @@ def test_static_no_config_message_names_the_stl_property(tree: Tree) -> None:
 def test_an_unset_static_no_config_property_reads_its_zero_value(tree: Tree) -> None:
     owner, subscriber = Context("owner"), Context("subscriber")
     gauge = tree.devices.GaugeBase("g", serial="s", gain=1.0)
-    gauge._bind(owner, BUS, 0)
+    gauge._bind_(owner, BUS, 0)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
     assert (gauge.tag_id, gauge.slot) == (0, 0)
     assert (proxy.tag_id, proxy.slot) == (0, 0)
@@ -745,7 +746,7 @@ def test_a_closed_proxy_and_a_stopped_context_receive_nothing(tree: Tree) -> Non
     owner, subscriber = Context("owner"), Context("subscriber")
     gauge = registered_gauge(tree, owner)
     proxy = tree.devices.GaugeLocalProxy(gauge, subscriber)
-    proxy._close()
+    proxy._close_()
     cycle(owner, 1 * MS, update=lambda: gauge.set_next_level(5))
     subscriber.drain()
     assert gauge.level == 5

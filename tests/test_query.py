@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 import pytest
+
 from sengen.runtime import Duration, TimeStamp
 from sengen.runtime.kernel.query import (
     Between,
@@ -23,9 +24,9 @@ from sengen.runtime.kernel.query import (
     QueryError,
     Unary,
     Variable,
-    _compile,
     parse_query,
 )
+from sengen.runtime.kernel.query.evaluate import _compile
 from sengen.runtime.objects.meta import (
     BOOL,
     DURATION,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
 from sengen.runtime.time.realtime import RealTimeLoop
 from sengen.runtime.time.tracing import ChromeTracer, Tracers
 

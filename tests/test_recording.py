@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import Any
 
 import pytest
+
 from sengen.runtime.components.recorder.recording import (
     Record,
     RecordingError,

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from objects_support import Tree, imported_tree
+
 from sengen.runtime.kernel.imports import ClassLookupError, import_packages, resolve_class
 from sengen.runtime.objects.registry import registry
 
@@ -84,11 +85,11 @@ def test_import_failures_are_reported_per_package(tmp_path: Path) -> None:
     (tmp_path / "broken_pkg_resolve.py").write_text("raise RuntimeError('boom')\n")
     sys.path.insert(0, str(tmp_path))
     try:
-        problems = import_packages(["broken_pkg_resolve", "json", "missing_pkg_resolve"])
+        failures = import_packages(["broken_pkg_resolve", "json", "missing_pkg_resolve"])
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("broken_pkg_resolve", None)
-    assert problems == [
+    assert [failure.problem for failure in failures] == [
         "could not import package 'broken_pkg_resolve': RuntimeError: boom",
         "could not import package 'missing_pkg_resolve': ModuleNotFoundError: No module named"
         " 'missing_pkg_resolve'",

@@ -15,6 +15,7 @@ from types import ModuleType
 
 import pytest
 from kernel_support import make_package, producer
+
 from sengen.runtime import Duration
 from sengen.runtime.components.shell.commands import COMMANDS
 from sengen.runtime.components.shell.launch import shell_of

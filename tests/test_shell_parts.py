@@ -12,8 +12,9 @@ import pytest
 from kernel_support import make_package
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
+
 from sengen.runtime.components.shell.commands import COMMANDS
-from sengen.runtime.components.shell.completion import Index, ShellCompleter, candidates, names_of
+from sengen.runtime.components.shell.completion import Index, candidates, names_of
 from sengen.runtime.components.shell.launch import shell_config
 from sengen.runtime.components.shell.literals import (
     LiteralError,
@@ -21,6 +22,7 @@ from sengen.runtime.components.shell.literals import (
     parse_values,
     split_commands,
 )
+from sengen.runtime.components.shell.prompt import ShellCompleter
 
 
 @pytest.fixture(scope="module")

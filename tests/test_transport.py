@@ -15,14 +15,6 @@ from typing import Any
 import pytest
 import zenoh
 from kernel_support import Probe
-from sengen.runtime import Duration
-from sengen.runtime.components.recorder.recording import read_recording
-from sengen.runtime.components.transport import wire
-from sengen.runtime.components.transport.link import TransportConfig, open_session
-from sengen.runtime.errors import CallFailed, LocalMethodError, ObjectGone
-from sengen.runtime.kernel.config import load_config_text
-from sengen.runtime.kernel.kernel import Kernel
-from sengen.runtime.kernel.runner import RunApi
 from transport_support import (
     Process,
     consume,
@@ -32,6 +24,15 @@ from transport_support import (
     session_name,
     transport_entry,
 )
+
+from sengen.runtime import Duration
+from sengen.runtime.components.recorder.recording import read_recording
+from sengen.runtime.components.transport import wire
+from sengen.runtime.components.transport.link import TransportConfig, open_session
+from sengen.runtime.errors import CallFailed, LocalMethodError, ObjectGone
+from sengen.runtime.kernel.api import RunApi
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel
 
 ROOT = "xtgen"
 pytestmark = pytest.mark.slow

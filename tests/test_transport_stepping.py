@@ -18,12 +18,13 @@ from typing import Any
 
 import pytest
 from kernel_support import Probe
+from transport_support import Process, free_port, make_project, session_name
+
 from sengen.runtime.components.recorder.recording import read_recording
 from sengen.runtime.components.transport.transport import Transport
+from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.config import load_config_text
 from sengen.runtime.kernel.kernel import Kernel
-from sengen.runtime.kernel.runner import RunApi
-from transport_support import Process, free_port, make_project, session_name
 
 ROOT = "xsgen"
 pytestmark = pytest.mark.slow

@@ -23,12 +23,6 @@ from typing import Any
 
 import pytest
 from kernel_support import Probe, Step, make_package
-from sengen.runtime import Duration
-from sengen.runtime.components.transport.transport import Transport
-from sengen.runtime.errors import ObjectGone
-from sengen.runtime.kernel.config import load_config_text
-from sengen.runtime.kernel.kernel import Kernel
-from sengen.runtime.kernel.runner import RunApi
 from transport_support import (
     IMPLEMENTATIONS,
     STL,
@@ -39,6 +33,13 @@ from transport_support import (
     session_name,
     transport_entry,
 )
+
+from sengen.runtime import Duration
+from sengen.runtime.components.transport.transport import Transport
+from sengen.runtime.errors import ObjectGone
+from sengen.runtime.kernel.api import RunApi
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel
 
 ROOT = "xsysgen"
 pytestmark = pytest.mark.slow

@@ -9,6 +9,7 @@ import threading
 from typing import Any
 
 import pytest
+
 from sengen.runtime import CallDropped
 from sengen.runtime.objects.calls import Call, completed
 from sengen.runtime.objects.context import CALLS, CHANGES, EVENTS, Context

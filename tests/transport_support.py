@@ -18,6 +18,7 @@ from pathlib import Path
 from types import ModuleType
 
 from kernel_support import Probe, Step, make_package
+
 from sengen.runtime import Duration
 from sengen.runtime.kernel.config import load_config_text
 from sengen.runtime.kernel.kernel import Kernel

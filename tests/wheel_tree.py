@@ -1,7 +1,8 @@
 """A tree of symlinks laid out as the wheel installs sengen, for mypy.
 
-setuptools maps ``sengen.runtime`` to the top-level ``runtime/`` folder; an editable install does
-that with an import hook that mypy cannot follow, so mypy checks this tree instead.
+``sengen/runtime`` and ``sengen/templates`` are symlinks to the top-level folders, so the tree
+mirrors ``sengen/`` entry by entry; mypy checks it apart from the repository so that its module
+names never depend on the working directory.
 """
 
 from __future__ import annotations
@@ -15,14 +16,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def wheel_tree(folder: Path) -> Path:
-    """``folder/sengen`` with ``runtime/`` and ``templates/`` inside it, plus tests and bench."""
+    """``folder/sengen`` (``runtime/`` and ``templates/`` inside it), plus tests and bench."""
     package = folder / "sengen"
     package.mkdir()
     for entry in (ROOT / "sengen").iterdir():
         if entry.name != "__pycache__":
             (package / entry.name).symlink_to(entry)
-    for mapped in ("runtime", "templates"):
-        (package / mapped).symlink_to(ROOT / mapped)
     for other in ("tests", "bench"):
         (folder / other).symlink_to(ROOT / other)
     return folder

@@ -19,6 +19,7 @@ from functools import partial
 from typing import Any
 
 from gen.calculators import Calculator, CalculatorBase, ClientBase
+
 from sengen.runtime import Call, CallError, RunApi
 
 

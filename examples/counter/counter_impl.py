@@ -8,6 +8,7 @@ uses. The package ``gen.counter`` is generated from the STL by ``sengen build st
 from __future__ import annotations
 
 from gen.counter import CounterBase
+
 from sengen.runtime import RunApi
 
 

@@ -23,6 +23,7 @@ from functools import partial
 from typing import Any, cast
 
 from gen.fibonacci import Dispatcher, DispatcherBase, StudentBase, Worker, WorkerBase
+
 from sengen.runtime import Call, Promise, RunApi, Subscription
 
 LAST = 93  # F(93) is the last term below 2**64

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from gen.plant import ControllerBase, Pump, PumpBase, Tank, TankBase
+
 from sengen.runtime import RunApi
 
 BUS = "local.plant"

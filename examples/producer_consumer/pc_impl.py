@@ -21,6 +21,7 @@ import logging
 from typing import Any
 
 from gen.pc import Counter, CounterBase, Watcher, WatcherBase
+
 from sengen.runtime import Call
 
 

@@ -30,6 +30,7 @@ from gen.school import (
     Studying,
     TeacherBase,
 )
+
 from sengen.runtime import Call, RunApi, Subscription
 
 GAMES = ("tag", "hopscotch", "marbles")

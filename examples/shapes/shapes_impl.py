@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from gen.shapes import Colour, Heading, Look, Point, ShapeBase, WatcherBase
+
 from sengen.runtime import RunApi, Subscription
 
 SIDE = 100.0  # the canvas spans 0..SIDE on both axes

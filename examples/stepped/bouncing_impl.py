@@ -18,6 +18,7 @@ from functools import partial
 from typing import Any
 
 from gen.bouncing import AltimeterBase, Ball, BallBase
+
 from sengen.runtime import EventInfo, RunApi, TimeStamp
 
 

@@ -16,6 +16,7 @@ import logging
 from typing import Any
 
 from gen.timer import CookBase, Running, Timer, TimerBase
+
 from sengen.runtime import Call, CallError, Duration, RunApi, TimeStamp
 
 ZERO = Duration(0)

@@ -11,9 +11,11 @@ import platform
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from sengen.runtime.kernel.component import Component
+from sengen.runtime.kernel.config import Config
+from sengen.runtime.kernel.host import Host
 from sengen.runtime.objects.calls import Promise
 from sengen.runtime.objects.context import Context
 from sengen.runtime.objects.duration import Duration, TimeStamp
@@ -30,12 +32,24 @@ from sengen.runtime.sen.kernel.monitoring import ComponentMonitoringInfo, Kernel
 from sengen.runtime.time.stepping import Clock, KernelClock, Stepper
 
 if TYPE_CHECKING:
-    from sengen.runtime.kernel.discovery import Subscription
-    from sengen.runtime.kernel.kernel import Kernel
-    from sengen.runtime.kernel.runner import RunApi
+    from sengen.runtime.kernel.api import RunApi
+    from sengen.runtime.kernel.runner import Runner
+    from sengen.runtime.kernel.subscriptions import Subscription
 
 IDLE_CYCLE = 0.5  # seconds between cycles without work
 PUBLISH_EVERY = 0.02  # seconds: the clocks' published time follows the steps at most this often
+
+
+class KernelHost(Host, Protocol):
+    """The kernel as its internal component uses it: by this protocol rather than by its class,
+    which would close an import cycle (the kernel module imports this one)."""
+
+    @property
+    def config(self) -> Config: ...
+
+    def master_clocks(self) -> list[Clock]: ...
+
+    def runner(self, name: str) -> Runner: ...
 
 
 def _throttled(wake: Callable[[], None]) -> Callable[[], None]:
@@ -56,9 +70,9 @@ class KernelApiObject(KernelApiBase):
     """``sen.kernel.KernelApi`` as the kernel publishes it."""
 
     __slots__ = ("_kernel",)
-    _kernel: Kernel
+    _kernel: KernelHost
 
-    def __init__(self, name: str, kernel: Kernel) -> None:
+    def __init__(self, name: str, kernel: KernelHost) -> None:
         from sengen.version import __version__
 
         python = f"{platform.python_implementation()} {platform.python_version()}"
@@ -159,7 +173,7 @@ class KernelComponent(Component):
     """Publishes ``api`` on ``kernel.bus`` (and the clocks in virtual modes) and serves calls
     as they arrive; under ``virtualTimeRunning`` it steps its own kernel as fast as it can."""
 
-    def __init__(self, kernel: Kernel) -> None:
+    def __init__(self, kernel: KernelHost) -> None:
         self._kernel = kernel
         self.clock_object: KernelClockObject | None = None
         self.master: MasterClockObject | None = None

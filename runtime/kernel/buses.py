@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from sengen.runtime.errors import SengenError
-from sengen.runtime.kernel.discovery import Interests, Publisher
+from sengen.runtime.kernel.publisher import Interests, Publisher
 from sengen.runtime.kernel.sessions import BusDirectory
 from sengen.runtime.objects.addresses import bus_address_problem
 from sengen.runtime.objects.context import Context
@@ -138,7 +138,7 @@ class Source:
             raise
         listener = self.space.publication_listener
         for obj in batch:
-            obj._bind(self.context, self.bus, self.context.time, self.api)
+            obj._bind_(self.context, self.bus, self.context.time, self.api)
             if self.publisher is not None:
                 self.publisher.added(obj)
             if listener is not None:
@@ -148,13 +148,13 @@ class Source:
         """Withdraw: the ``unregistered`` hook runs at once; later calls fail."""
         batch = [objects] if isinstance(objects, NativeObject) else list(objects)
         for obj in batch:
-            if obj.bus != self.bus or obj._ctx is not self.context:
+            if obj.bus != self.bus or obj._ctx_ is not self.context:
                 raise ValueError(
                     f"object '{obj.name}' is not on bus '{self.bus}' of this component"
                 )
         listener = self.space.publication_listener
         for obj in batch:
-            obj._unbind(self.api)
+            obj._unbind_(self.api)
             self.space.release(self.bus, obj)
             if self.publisher is not None:
                 self.publisher.removed(obj)

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel
+
 from sengen.runtime.objects.duration import Duration
 
 if TYPE_CHECKING:
-    from sengen.runtime.kernel.runner import RunApi
+    from sengen.runtime.kernel.api import RunApi
 
 
 _RETRY_HINT = Duration(10**8)

@@ -19,18 +19,18 @@ from __future__ import annotations
 from sengen.runtime.kernel.buses import BusSpace, Source
 from sengen.runtime.kernel.config import Config, LogConfig, load_config_text
 from sengen.runtime.kernel.config.models import BusAddress, fail
-from sengen.runtime.kernel.discovery import (
+from sengen.runtime.kernel.publisher import Interests
+from sengen.runtime.kernel.query import Query, QueryError, parse_query
+from sengen.runtime.kernel.sessions import BusDirectory
+from sengen.runtime.kernel.subscriptions import (
     Delivery,
     Discovery,
     Interest,
-    Interests,
     Log,
     LogRecord,
     Owner,
     Subscription,
 )
-from sengen.runtime.kernel.query import Query, QueryError, parse_query
-from sengen.runtime.kernel.sessions import BusDirectory
 from sengen.runtime.objects import describe, values
 from sengen.runtime.objects.addresses import bus_address_problem
 from sengen.runtime.objects.codec import ClassCodec, Column, class_codec

@@ -10,26 +10,60 @@ path to a class inside one of the imports.
 from __future__ import annotations
 
 import importlib
+import traceback
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from sengen.runtime.errors import RegistryError
+from sengen.runtime.errors import RegistryError, SengenError
 from sengen.runtime.objects.objects import NativeObject
 from sengen.runtime.objects.registry import OWN_SCOPE, registry
 
 
-class ClassLookupError(LookupError):
+class ClassLookupError(SengenError, LookupError):
     """A ``class:`` that cannot be instantiated; the message is the spec's."""
 
 
-def import_packages(imports: Sequence[str]) -> list[str]:
+# The modules whose frames lead into a failing user module: Python's import machinery, and the
+# kernel importing it.
+_IMPORTERS = ("importlib.", __name__.rpartition(".")[0] + ".")
+
+
+@dataclass(frozen=True)
+class ImportFailure:
+    """A package of ``imports`` that failed: its one-line ``problem`` and the ``traceback`` of
+    its code (see :func:`user_traceback`)."""
+
+    problem: str
+    traceback: str | None
+
+
+def import_packages(imports: Sequence[str]) -> list[ImportFailure]:
     """Import each module; one ``could not import package 'x': <reason>`` per failure."""
-    problems = []
+    failures = []
     for name in imports:
         try:
             importlib.import_module(name)
         except Exception as error:  # any failure of user code at import is a preload error
-            problems.append(f"could not import package '{name}': {type(error).__name__}: {error}")
-    return problems
+            problem = f"could not import package '{name}': {type(error).__name__}: {error}"
+            failures.append(ImportFailure(problem, user_traceback(error)))
+    return failures
+
+
+def user_traceback(error: BaseException) -> str | None:
+    """The traceback of a module that failed while being imported, from the first frame of its
+    own code on (the import machinery's frames before it say nothing to its author); a
+    ``SyntaxError`` shows its file and line. None when none of its code ran: a module that is
+    not there has nothing to show beyond its one-line problem."""
+    frames = error.__traceback__
+    while frames is not None and _importer(frames.tb_frame.f_globals.get("__name__")):
+        frames = frames.tb_next
+    if frames is None and not isinstance(error, SyntaxError):
+        return None
+    return "".join(traceback.format_exception(type(error), error, frames))
+
+
+def _importer(module: object) -> bool:
+    return f"{module}.".startswith(_IMPORTERS)
 
 
 def _under(module: str, package: str) -> bool:

@@ -11,18 +11,22 @@ everything else has stopped.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
+
+from sengen.runtime.errors import SengenError
+from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.builtin import KernelComponent
 from sengen.runtime.kernel.buses import BusSpace
 from sengen.runtime.kernel.component import Component, Retry
@@ -30,8 +34,13 @@ from sengen.runtime.kernel.config import Config
 from sengen.runtime.kernel.config.loader import validation_messages
 from sengen.runtime.kernel.config.models import BuildEntry, LoadEntry, QueueConfig
 from sengen.runtime.kernel.config.tree import format_path
-from sengen.runtime.kernel.imports import ClassLookupError, import_packages, resolve_class
-from sengen.runtime.kernel.runner import EXIT_COMPONENT_FAILED, RunApi, Runner
+from sengen.runtime.kernel.imports import (
+    ClassLookupError,
+    import_packages,
+    resolve_class,
+    user_traceback,
+)
+from sengen.runtime.kernel.runner import EXIT_COMPONENT_FAILED, Runner
 from sengen.runtime.objects.duration import Duration
 from sengen.runtime.objects.objects import ConfigError, NativeObject, object_id
 from sengen.runtime.objects.proxies import RemoteProxy
@@ -46,24 +55,24 @@ _log = logging.getLogger("sengen.kernel")
 EXIT_OK = 0
 EXIT_BAD_CONFIG = 1
 
-# The components sengen ships, by the name a ``load:`` entry gives (runtime.md §9).
-SHIPPED: dict[str, str] = {
-    "recorder": "sengen.runtime.components.recorder.recorder:Recorder",
-    "tracer": "sengen.runtime.components.tracer.tracer:TracerComponent",
-    "shell": "sengen.runtime.components.shell:Shell",
-    "transport": "sengen.runtime.components.transport.transport:Transport",
-    "zenoh": "sengen.runtime.components.transport.transport:Transport",
-    "ether": "sengen.runtime.components.transport.transport:Transport",
-}
+# The entry-point group under which packages register the components a ``load:`` entry names;
+# sengen registers its own (recorder, tracer, shell, transport) there too (runtime.md §9).
+COMPONENTS_GROUP = "sengen.components"
 START_AND_STOP = Duration(100_000_000)  # how long runMode startAndStop runs (runtime.md §6.6)
 
 
-class PreloadError(ValueError):
-    """Problems found before start-up, one ``<file>: <key path>: <message>`` line each."""
+class PreloadError(SengenError, ValueError):
+    """Problems found before start-up, one ``<file>: <key path>: <message>`` line each.
+    ``tracebacks`` holds, by problem line, the traceback of a user module that failed to import:
+    its author needs the file and line the one-liner cannot give. They are notes of the exception
+    too, so that an uncaught one (a script, a test) shows them below its message."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[str], tracebacks: Mapping[str, str] | None = None) -> None:
         super().__init__("\n".join(problems))
         self.problems = problems
+        self.tracebacks = dict(tracebacks or {})
+        for line, shown in self.tracebacks.items():
+            self.add_note(f"{line}\n{shown.rstrip()}")
 
 
 class BuildComponent(Component):
@@ -125,6 +134,7 @@ class Kernel:
     def _preload(self, extra: Sequence[tuple[str, Component, int]]) -> None:
         config = self.config
         problems: list[str] = []
+        tracebacks: dict[str, str] = {}
         if config.kernel.run_mode == "virtualTimeRunning" and config.kernel.clock_master:
             problems.append(
                 f"{config.source}: kernel.clockMaster: a virtualTimeRunning kernel steps itself"
@@ -132,7 +142,7 @@ class Kernel:
             )
         found: list[tuple[str, Component, int, dict[str, object], QueueConfig | None]] = []
         for index, entry in enumerate(config.load):
-            component = self._loaded(index, entry, problems)
+            component = self._loaded(index, entry, problems, tracebacks)
             if component is not None:
                 config_of = entry.component_config()
                 found.append((entry.name, component, entry.group, config_of, entry.in_queue))
@@ -140,7 +150,7 @@ class Kernel:
             found.append((name, component, group, {"name": name, "group": group}, None))
         owners: dict[tuple[str, str], str] = {}  # (bus, name): component, §3.13 at start-up
         for index, build in enumerate(config.build):
-            pipeline = self._pipeline(index, build, problems)
+            pipeline = self._pipeline(index, build, problems, tracebacks)
             config_of = build.component_config()
             found.append((build.name, pipeline, build.group, config_of, build.in_queue))
             for number, (obj, bus) in enumerate(pipeline.objects):
@@ -153,7 +163,7 @@ class Kernel:
                         f" '{obj.name}' is already used on bus '{bus}' by component '{owner}'"
                     )
         if problems:
-            raise PreloadError(problems)
+            raise PreloadError(problems, tracebacks)
         kernel_part = KernelComponent(self)
         found.append(("kernel", kernel_part, 1, {"name": "kernel", "group": 1}, None))
         for index, (name, component, group, settings, queue) in enumerate(found):
@@ -162,11 +172,13 @@ class Kernel:
             self.runners.append(runner)
             self.space.interests.publishers.append(runner.publisher)
 
-    def _loaded(self, index: int, entry: LoadEntry, problems: list[str]) -> Component | None:
+    def _loaded(
+        self, index: int, entry: LoadEntry, problems: list[str], tracebacks: dict[str, str]
+    ) -> Component | None:
         where = f"{self.config.source}: load[{index}]"
         spec = entry.component
         if spec is None:
-            spec = SHIPPED.get(entry.name) or _registered(entry.name)
+            spec = registered_components().get(entry.name)
             if spec is None:
                 problems.append(f"{where}.name: unknown component '{entry.name}'")
                 return None
@@ -174,7 +186,11 @@ class Kernel:
             cls = _import_component(spec)
         except ImportError as error:
             key = "component" if entry.component is not None else "name"
-            problems.append(f"{where}.{key}: cannot import component '{spec}': {error}")
+            problem = f"{where}.{key}: cannot import component '{spec}': {error}"
+            problems.append(problem)
+            shown = None if error.__cause__ is None else user_traceback(error.__cause__)
+            if shown is not None:
+                tracebacks[problem] = shown
             return None
         model: type[BaseModel] | None = getattr(cls, "config_model", None)
         settings = entry.settings
@@ -189,10 +205,16 @@ class Kernel:
             problems.append(f"{where}: cannot create component '{spec}': {error}")
         return None
 
-    def _pipeline(self, index: int, entry: BuildEntry, problems: list[str]) -> BuildComponent:
+    def _pipeline(
+        self, index: int, entry: BuildEntry, problems: list[str], tracebacks: dict[str, str]
+    ) -> BuildComponent:
         where = f"{self.config.source}: build[{index}]"
-        failed = [f"{where}.imports: {p}" for p in import_packages(entry.imports)]
-        problems.extend(failed)
+        failed = import_packages(entry.imports)
+        for failure in failed:
+            problem = f"{where}.imports: {failure.problem}"
+            problems.append(problem)
+            if failure.traceback is not None:
+                tracebacks[problem] = failure.traceback
         objects: list[tuple[NativeObject, str | None]] = []
         for number, item in enumerate([] if failed else entry.objects):
             at = f"{where}.objects[{number}]"
@@ -444,12 +466,16 @@ class Kernel:
         )
 
 
-def _registered(name: str) -> str | None:
-    """A component an installed package registers under the ``sengen.components`` group."""
-    for point in entry_points(group="sengen.components"):
-        if point.name == name:
-            return str(point.value)
-    return None
+@functools.cache
+def registered_components() -> Mapping[str, str]:
+    """``module.path:ClassName`` of every component the installed packages register, sengen's
+    own included, by name; the first registration of a name wins. Read once per process:
+    scanning the installed distributions costs milliseconds, and they do not change under a
+    running process (a test that installs one clears the cache)."""
+    found: dict[str, str] = {}
+    for point in entry_points(group=COMPONENTS_GROUP):
+        found.setdefault(point.name, point.value)
+    return found
 
 
 def _import_component(spec: str) -> type[Component]:
@@ -459,7 +485,7 @@ def _import_component(spec: str) -> type[Component]:
     try:
         module = importlib.import_module(module_name)
     except Exception as error:  # a broken module is a configuration problem, not a crash
-        raise ImportError(str(error) or type(error).__name__) from None
+        raise ImportError(str(error) or type(error).__name__) from error
     cls = getattr(module, class_name, None)
     if not isinstance(cls, type) or not issubclass(cls, Component):
         raise ImportError(f"'{class_name}' is not a component class in module '{module_name}'")

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from sengen.runtime.objects.context import Context
 
 Detected = Callable[[list[str]], None]  # bus addresses ("session.bus")
+Changed = Callable[[str, bool], None]  # (bus address, detected): called on any thread
 
 
 class BusDirectory:
@@ -22,7 +23,7 @@ class BusDirectory:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._counts: Counter[str] = Counter()
-        self._watches: list[Sessions] = []
+        self._watches: list[Changed] = []
 
     def add(self, bus: str) -> None:
         with self._lock:
@@ -30,7 +31,7 @@ class BusDirectory:
             fresh = self._counts[bus] == 1
             watches = list(self._watches) if fresh else []
         for watch in watches:
-            watch._changed(bus, True)
+            watch(bus, True)
 
     def remove(self, bus: str) -> None:
         with self._lock:
@@ -42,17 +43,17 @@ class BusDirectory:
                 del self._counts[bus]
             watches = list(self._watches) if gone else []
         for watch in watches:
-            watch._changed(bus, False)
+            watch(bus, False)
 
     def buses(self) -> list[str]:
         with self._lock:
             return sorted(self._counts)
 
-    def watch(self, watch: Sessions) -> None:
+    def watch(self, watch: Changed) -> None:
         with self._lock:
             self._watches.append(watch)
 
-    def unwatch(self, watch: Sessions) -> None:
+    def unwatch(self, watch: Changed) -> None:
         with self._lock:
             if watch in self._watches:
                 self._watches.remove(watch)
@@ -69,7 +70,7 @@ class Sessions:
         self._on_undetected: Detected | None = None
         self._told: set[str] = set()  # detected as far as the handler knows: none told twice
         self.closed = False
-        directory.watch(self)
+        directory.watch(self._changed)
 
     @property
     def names(self) -> list[str]:
@@ -93,7 +94,7 @@ class Sessions:
 
     def close(self) -> None:
         self.closed = True
-        self._directory.unwatch(self)
+        self._directory.unwatch(self._changed)
 
     def _changed(self, bus: str, detected: bool) -> None:
         """Any thread: queued for the component's next drain."""

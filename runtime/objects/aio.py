@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, TypeVar
-
-if TYPE_CHECKING:
-    from sengen.runtime.objects.calls import Call
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
 
 R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
 
 
-async def await_call(call: Call[R]) -> R:
+class Outcome(Protocol[R_co]):
+    """What awaiting needs of a call handle (:class:`~sengen.runtime.objects.calls.Call`, whose
+    ``__await__`` imports this module: by its class, the reference back would be a cycle)."""
+
+    def add_done_callback(self, callback: Callable[[Any], None]) -> None: ...
+
+    def result(self) -> R_co: ...
+
+
+async def await_call(call: Outcome[R]) -> R:
     """The call's value, or its error raised, once it completes (in whatever thread)."""
     loop = asyncio.get_running_loop()
     future: asyncio.Future[None] = loop.create_future()

@@ -62,6 +62,11 @@ class Call(Generic[R]):
     def exception(self) -> BaseException | None:
         return self._error
 
+    def waited_for(self) -> bool:
+        """Whether something waits for the result: a done callback (``on_result=``, ``await``,
+        the reply to a remote caller) or a thread blocked in :meth:`result`."""
+        return self._callbacks is not None or self._waiter is not None
+
     def add_done_callback(self, callback: Callable[[Call[R]], None]) -> None:
         """``callback(call)`` runs in the caller's drain where the result arrives (at once if it
         has already arrived)."""
@@ -77,7 +82,9 @@ class Call(Generic[R]):
 
         return await_call(self).__await__()
 
-    def _complete(self, value: Any, error: BaseException | None) -> None:
+    def complete(self, value: Any, error: BaseException | None) -> None:
+        """Set the outcome and run the done callbacks; the runtime calls it in the caller's
+        drain (:func:`completed`), and only the first outcome counts."""
         if self.done():
             return
         if error is not None:
@@ -128,6 +135,11 @@ class Promise(Generic[R]):
             )
         )
 
+    @property
+    def settled(self) -> bool:
+        """Whether a result or an error was set (or the promise was dropped)."""
+        return self._settled
+
     def _settle(self, value: Any, error: BaseException | None) -> None:
         if self._settled:
             raise RuntimeError(f"the promise of {self.label} is already completed")
@@ -152,11 +164,31 @@ def failure(error: BaseException) -> CallError:
     return error if isinstance(error, CallError) else _failure(error)
 
 
+def log_raised(
+    call: Call[Any], owner: Context, caller: Context | None, error: BaseException
+) -> None:
+    """Log, at the owner, an implementation that raised, with its traceback, besides the error
+    its caller receives: at DEBUG, or at WARNING when the caller does not wait for the result
+    (a component's call without ``on_result``, whose result is discarded), as no one else would
+    see the error. A thread outside any component may still block in ``result()`` after the
+    call ran, and a remote caller's intent does not travel: their calls count as waited for."""
+    unseen = caller is not None and not call.waited_for()
+    _log.log(
+        logging.WARNING if unseen else logging.DEBUG,
+        "call %s raised in component '%s': %s: %s",
+        call.label,
+        owner.name,
+        type(error).__name__,
+        error,
+        exc_info=error,
+    )
+
+
 def completed(
     context: Context | None, call: Call[Any], value: Any, error: BaseException | None
 ) -> None:
     """Complete ``call`` in ``context``'s next drain, or at once for a caller outside any."""
     if context is None:
-        call._complete(value, error)
+        call.complete(value, error)
     else:
-        context.post_kind(RESULTS, call._complete, value, error)
+        context.post_kind(RESULTS, call.complete, value, error)

@@ -59,13 +59,13 @@ class Context:
         # one sender keep their order, and the order across senders never depends on which
         # thread got there first (the canonical order of runtime.md §5.1).
         self.order = OUTSIDE - 1  # the runner index; what this context sends sorts by it
-        self._queues: tuple[dict[int, Lane], ...] = tuple({} for _ in range(4))
+        self.queues: tuple[dict[int, Lane], ...] = tuple({} for _ in range(4))
         # Every lane in the order a drain runs them (kind, then sender), replaced whole when a
         # lane is added (rarely: once per kind and sender), so a drain never sorts.
         self._lanes: list[Lane] = []
         self._lanes_lock = threading.Lock()
-        self._dirty: list[NativeObject] = []
-        self._emissions: list[tuple[NativeObject, EventMeta, tuple[Any, ...]]] = []
+        self.dirty: list[NativeObject] = []
+        self.emissions: list[tuple[NativeObject, EventMeta, tuple[Any, ...]]] = []
         self._sends: list[Callable[[], None]] = []
         self._proxies: list[Refreshable] = []
         self._deadlines: list[Call[Any]] = []
@@ -127,7 +127,7 @@ class Context:
         """The lane of ``kind`` that work sent from the calling thread's component goes to."""
         sender = getattr(_current, "context", None)
         key = OUTSIDE if sender is None else sender.order
-        found = self._queues[kind].get(key)
+        found = self.queues[kind].get(key)
         if found is None:
             found = self._add_lane(kind, key)
         return found
@@ -135,11 +135,11 @@ class Context:
     def _add_lane(self, kind: int, key: int) -> Lane:
         # Under a lock: two senders adding lanes at once must not each leave out the other's.
         with self._lanes_lock:
-            lanes = self._queues[kind]
+            lanes = self.queues[kind]
             found = lanes.get(key)
             if found is None:
                 found = lanes[key] = deque()
-                self._lanes = [queue[k] for queue in self._queues for k in sorted(queue)]
+                self._lanes = [queue[k] for queue in self.queues for k in sorted(queue)]
             return found
 
     def post(self, function: Callable[..., Any], *args: Any) -> None:
@@ -225,7 +225,7 @@ class Context:
     def refresh(self) -> None:
         """Proxies copy their owners' committed state; timed-out calls expire."""
         for proxy in self._proxies:
-            proxy._refresh()
+            proxy._refresh_()
         if self._deadlines:
             self._expire()
 
@@ -249,7 +249,7 @@ class Context:
             if call.done():
                 continue
             if call.deadline is not None and call.deadline <= self.time:
-                call._complete(None, CallTimeout(f"call {call.label} timed out"))
+                call.complete(None, CallTimeout(f"call {call.label} timed out"))
             else:
                 keep.append(call)
         self._deadlines = keep
@@ -272,27 +272,27 @@ class Context:
         """Commit every object changed in this cycle, atomically per object, and deliver their
         events. With ``track_changes`` set, the objects whose properties changed are listed in
         ``changed`` with their changed properties, for the kernel's interests."""
-        if self._dirty:
-            dirty, self._dirty = self._dirty, []
+        if self.dirty:
+            dirty, self.dirty = self.dirty, []
             time = self.time
             if self.track_changes:
                 changed = self.changed
                 for obj in dirty:
-                    props = obj._commit(time)
+                    props = obj._commit_(time)
                     if props:
                         changed.append((obj, props))
             else:
                 for obj in dirty:
-                    obj._commit(time)
-        if self._emissions:
+                    obj._commit_(time)
+        if self.emissions:
             # After every flip, in emission order; stamped with the commit's time, so a
             # self-driven commit(time=t) carries t (runtime.md §5.3).
-            emissions, self._emissions = self._emissions, []
+            emissions, self.emissions = self.emissions, []
             if self.track_changes:
                 self.emitted.extend(emissions)
             time = self.time
             for obj, meta, args in emissions:
-                for connection in obj._event_subs.get(meta.stl_name, ()):
+                for connection in obj._event_subs_.get(meta.stl_name, ()):
                     connection.deliver(args, time)
 
     def send(self) -> None:

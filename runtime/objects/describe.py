@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from sengen.runtime.errors import SengenError
 from sengen.runtime.objects.meta import (
     NATIVES,
     AliasMeta,
@@ -47,7 +48,7 @@ from sengen.runtime.objects.proxies import RemoteProxy
 DYNAMIC_SCOPE = "<remote>"
 
 
-class DescriptionError(ValueError):
+class DescriptionError(SengenError, ValueError):
     """A description that cannot be read."""
 
 
@@ -203,7 +204,7 @@ class DynamicObject(Object):
         """Call ``method`` (its STL name) with ``args``; the call handle."""
         if self.META.method(method) is None:
             raise AttributeError(f"class '{self.META.qualified_name}' has no method '{method}'")
-        return self._call(method, args, on_result, None)
+        return self._call_(method, args, on_result, None)
 
     def get(self, prop: str) -> Any:
         """The current value of property ``prop`` (its STL name)."""
@@ -216,13 +217,13 @@ class DynamicObject(Object):
         """Ask the owner to set writable property ``prop``; the call handle."""
         if self.META.property(prop) is None:
             raise AttributeError(f"class '{self.META.qualified_name}' has no property '{prop}'")
-        return self._setter_call(prop, value)
+        return self._setter_call_(prop, value)
 
     def on_changed(self, prop: str, callback: Callable[[Any], None]) -> Any:
         found = self.META.property(prop)
         if found is None:
             raise AttributeError(f"class '{self.META.qualified_name}' has no property '{prop}'")
-        return self._on_changed(found.py_name, callback)
+        return self._on_changed_(found.py_name, callback)
 
 
 def read(data: bytes) -> ClassMeta:

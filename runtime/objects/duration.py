@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Final
 
+from sengen.runtime.errors import SengenError
+
 _I64_MIN: Final = -(2**63)
 _I64_MAX: Final = 2**63 - 1
 _UNITS: Final = {
@@ -26,7 +28,7 @@ _DURATION_RE: Final = re.compile(r"(-?[0-9]+(?:\.[0-9]+)?) ?(ns|us|ms|s|min|h)")
 _BARE_NUMBER_RE: Final = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 
 
-class TimeValueError(ValueError):
+class TimeValueError(SengenError, ValueError):
     """A Duration or TimeStamp text or value that cannot be represented."""
 
 
@@ -58,11 +60,11 @@ class _Nanoseconds:
     def ns(self) -> int:
         return self._ns
 
-    def _same(self, other: object) -> int:
-        """``other``'s nanoseconds, when it is of the very same class (no Duration < TimeStamp)."""
+    def _same(self, other: object) -> _Nanoseconds:
+        """``other``, when it is of the very same class (no Duration < TimeStamp)."""
         if type(other) is not type(self) or not isinstance(other, _Nanoseconds):
             raise TypeError(f"cannot compare {type(self).__name__} with {type(other).__name__}")
-        return other._ns
+        return other
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -72,16 +74,16 @@ class _Nanoseconds:
         )
 
     def __lt__(self, other: object) -> bool:
-        return self._ns < self._same(other)
+        return self._ns < self._same(other)._ns
 
     def __le__(self, other: object) -> bool:
-        return self._ns <= self._same(other)
+        return self._ns <= self._same(other)._ns
 
     def __gt__(self, other: object) -> bool:
-        return self._ns > self._same(other)
+        return self._ns > self._same(other)._ns
 
     def __ge__(self, other: object) -> bool:
-        return self._ns >= self._same(other)
+        return self._ns >= self._same(other)._ns
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._ns))

@@ -80,16 +80,16 @@ class Connection:
             return
         context = self.context
         if context is None:
-            self._run(args, created)
+            self.run(args, created)
         elif context.limit:
             kind = CHANGES if created is None else EVENTS
-            context.push(kind, self._run, (args, created), self.droppable)
+            context.push(kind, self.run, (args, created), self.droppable)
         elif context.running:  # Context.post, inlined: this runs once per delivery
-            context.lane(CHANGES if created is None else EVENTS).append(
-                (self._run, (args, created))
-            )
+            context.lane(CHANGES if created is None else EVENTS).append((self.run, (args, created)))
 
-    def _run(self, args: tuple[Any, ...], created: int | None) -> None:
+    def run(self, args: tuple[Any, ...], created: int | None) -> None:
+        """Run the callback now, unless closed: in the subscriber's drain, where
+        :meth:`deliver` queues it (a transport runs it there for remote events)."""
         if self.closed:
             return
         if self.with_info and created is not None:
@@ -112,11 +112,11 @@ class EventHandle(Generic[P]):
         self._single = values.checker(meta.args[0].type) if len(meta.args) == 1 else None
 
     def connect(self, callback: Callable[P, None], *, with_info: bool = False) -> Connection:
-        return self._obj._connect_event(self.meta, callback, with_info)
+        return self._obj._connect_event_(self.meta, callback, with_info)
 
     def connect_with_info(self, callback: Callable[..., None]) -> Connection:
         """Like ``connect(callback, with_info=True)``: ``callback(info, *args)``."""
-        return self._obj._connect_event(self.meta, callback, True)
+        return self._obj._connect_event_(self.meta, callback, True)
 
     def __aiter__(self) -> AsyncGenerator[tuple[Any, ...], None]:
         return self._stream()
@@ -156,14 +156,14 @@ class EventHandle(Generic[P]):
         # NativeObject._emit, inlined: only the owner's handles have emit(), and this is the
         # hot path of every event.
         obj: Any = self._obj
-        context = obj._ctx
+        context = obj._ctx_
         if context is None:  # before registration: queued on the object until it is bound
-            obj._emitted.append((self.meta, args))
+            obj._emitted_.append((self.meta, args))
             return
         if context.writer != _get_ident():
-            obj._guard(self.meta.stl_name)  # a foreign thread or a [const] method, or unbound
+            obj._guard_(self.meta.stl_name)  # a foreign thread or a [const] method, or unbound
         # One list per component: its commit dispatches in emission order across objects.
-        context._emissions.append((obj, self.meta, args))
+        context.emissions.append((obj, self.meta, args))
 
 
 class Events:

@@ -18,10 +18,10 @@ from collections.abc import Callable, Mapping, Sequence
 from time import sleep as _sleep
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
-from sengen.runtime.errors import CallDropped, ConstViolation, ObjectGone
+from sengen.runtime.errors import CallDropped, ConstViolation, ObjectGone, SengenError
 from sengen.runtime.objects import values
 from sengen.runtime.objects.addresses import object_name_problem
-from sengen.runtime.objects.calls import Call, Promise, completed, failure
+from sengen.runtime.objects.calls import Call, Promise, completed, failure, log_raised
 from sengen.runtime.objects.checks import checks
 from sengen.runtime.objects.context import CALLS, Context
 from sengen.runtime.objects.duration import Duration
@@ -40,10 +40,10 @@ _yield = functools.partial(_sleep, 0)
 class Refreshable(Protocol):
     """A proxy: brought up to date at its subscriber's drain."""
 
-    def _refresh(self) -> None: ...
+    def _refresh_(self) -> None: ...
 
 
-class ConfigError(ValueError):
+class ConfigError(SengenError, ValueError):
     """Problems of an object's configuration; ``problems`` holds one message each."""
 
     def __init__(self, problems: list[str]) -> None:
@@ -98,13 +98,20 @@ def check_object_name(name: object) -> str:
 
 
 class Object(metaclass=ABCMeta):
-    """The root of every generated interface: what all views of an object share."""
+    """The root of every generated interface: what all views of an object share.
+
+    An object's public names belong to its STL members (codegen.md §2.3), so the runtime's own
+    members are underscored. Those that code outside the class hierarchy uses (the other object
+    layer modules, the kernel, the transport, the shell) are ``_sunder_`` names, like enum's
+    ``_value_``: no STL-derived name starts with ``_``, and they stay clear of an
+    implementation's own ``_attributes``. A plain ``_name`` is used only by the class and its
+    subclasses, generated ones included."""
 
     __slots__ = ()
     META: ClassVar[ClassMeta]
     _PROPS: ClassVar[dict[str, Prop]] = {}
     _DYNAMIC: ClassVar[tuple[Prop, ...]] = ()
-    _STATE: ClassVar[Callable[[Any], tuple[Any, ...]]]
+    _STATE_: ClassVar[Callable[[Any], tuple[Any, ...]]]
     _EVENTS: ClassVar[type[Events]] = Events
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -113,7 +120,7 @@ class Object(metaclass=ABCMeta):
             props = {p.py_name: Prop(p, getattr(cls, p.py_name)) for p in cls.META.all_properties}
             cls._PROPS = props
             cls._DYNAMIC = tuple(p for p in props.values() if p.meta.dynamic)
-            cls._STATE = _state_reader(cls._DYNAMIC)  # read through the class: never bound
+            cls._STATE_ = _state_reader(cls._DYNAMIC)  # read through the class: never bound
 
     def __setattr__(self, name: str, value: object) -> None:
         # Every attribute an implementation keeps pays for this guard, so it is kept short.
@@ -125,7 +132,7 @@ class Object(metaclass=ABCMeta):
         _object_setattr(self, name, value)
 
     def __delattr__(self, name: str) -> None:
-        if name in type(self)._PROPS:
+        if name in self._PROPS:
             raise AttributeError(f"property '{name}' cannot be deleted")
         object.__delattr__(self, name)
 
@@ -140,32 +147,32 @@ class Object(metaclass=ABCMeta):
         raise NotImplementedError
 
     @property
-    def _address(self) -> str:
+    def _address_(self) -> str:
         """``session.bus.name`` (just the name while unpublished)."""
         return f"{self.bus}.{self.name}" if self.bus else self.name
 
     @property
     def id(self) -> int:
-        return object_id(self._address)
+        return object_id(self._address_)
 
     @property
     def last_commit_time(self) -> int:
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self._address}>"
+        return f"<{type(self).__name__} {self._address_}>"
 
     # -- what generated interface members call --------------------------------------------------
 
-    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Connection:
+    def _on_changed_(self, key: str, callback: Callable[[Any], None]) -> Connection:
         raise NotImplementedError
 
-    def _connect_event(
+    def _connect_event_(
         self, meta: EventMeta, callback: Callable[..., None], with_info: bool
     ) -> Connection:
         raise NotImplementedError
 
-    def _send_call(
+    def _send_call_(
         self,
         method: MethodMeta | PropertyMeta,
         args: tuple[Any, ...],
@@ -174,7 +181,7 @@ class Object(metaclass=ABCMeta):
     ) -> None:
         raise NotImplementedError
 
-    def _call(
+    def _call_(
         self,
         stl_name: str,
         args: tuple[Any, ...],
@@ -189,19 +196,19 @@ class Object(metaclass=ABCMeta):
                 _check_arguments(self.META, method, args)
             except ValueError as error:
                 # An error result naming the argument, like any failed call (runtime.md §3.9).
-                call: Call[T] = Call(f"{self._address}.{stl_name}")
+                call: Call[T] = Call(f"{self._address_}.{stl_name}")
                 if on_result is not None:
                     call.add_done_callback(on_result)
                 completed(Context.current(), call, None, error)
                 return call
         return self._dispatch(method, args, on_result, timeout)
 
-    def _setter_call(self, stl_name: str, value: Any) -> Call[None]:
+    def _setter_call_(self, stl_name: str, value: Any) -> Call[None]:
         """``set_next_*`` through a proxy: a call that the owner executes in its drain."""
         prop = self.META.property(stl_name)
         assert prop is not None
         if not prop.writable:
-            raise AttributeError(f"property '{stl_name}' of '{self._address}' is not writable")
+            raise AttributeError(f"property '{stl_name}' of '{self._address_}' is not writable")
         return self._dispatch(prop, (value,), None, None)
 
     def _dispatch(
@@ -211,14 +218,14 @@ class Object(metaclass=ABCMeta):
         on_result: Callable[[Call[T]], None] | None,
         timeout: Duration | None,
     ) -> Call[T]:
-        call: Call[T] = Call(f"{self._address}.{member.stl_name}")
+        call: Call[T] = Call(f"{self._address_}.{member.stl_name}")
         if on_result is not None:
             call.add_done_callback(on_result)
         caller = Context.current()
         if timeout is not None and caller is not None:
             call.deadline = caller.time + timeout.ns
             caller.watch_deadline(call)
-        self._send_call(member, args, call, caller)
+        self._send_call_(member, args, call, caller)
         return call
 
 
@@ -251,19 +258,19 @@ def route_call(
     """Hand a call to ``target``'s owner at the caller's commit (at once outside any cycle)."""
 
     def send() -> None:
-        owner = target._ctx
-        if owner is None or target._removed or not owner.running:
-            completed(caller, call, None, gone(target._address))
+        owner = target._ctx_
+        if owner is None or target._removed_ or not owner.running:
+            completed(caller, call, None, gone(target._address_))
         elif owner.limit:
             owner.push(
                 CALLS,
-                target._execute,
+                target._execute_,
                 (member, args, call, caller),
                 not member.transport.reliable,
                 lambda: completed(caller, call, None, dropped(owner.name)),
             )
         else:
-            owner.post(target._execute, member, args, call, caller)
+            owner.post(target._execute_, member, args, call, caller)
 
     if caller is None:
         send()
@@ -278,24 +285,24 @@ class NativeObject(Object):
         "__weakref__",
         "_bus",
         "_change_subs",
-        "_ctx",
-        "_emitted",
-        "_event_subs",
+        "_ctx_",
+        "_emitted_",
+        "_event_subs_",
         "_name",
         "_next",
-        "_removed",
-        "_version",
+        "_removed_",
+        "_version_",
         "events",
     )
     _bus: str | None
     _change_subs: dict[str, list[Connection]]
-    _ctx: Context | None
-    _emitted: list[tuple[EventMeta, tuple[Any, ...]]]  # emitted before registration
-    _event_subs: dict[str, list[Connection]]
+    _ctx_: Context | None
+    _emitted_: list[tuple[EventMeta, tuple[Any, ...]]]  # emitted before registration
+    _event_subs_: dict[str, list[Connection]]
     _name: str
     _next: dict[Prop, Any]  # the pending writes
-    _removed: bool
-    _version: list[int]  # [commit sequence, last commit time]; odd sequence: a commit is writing
+    _removed_: bool
+    _version_: list[int]  # [commit sequence, last commit time]; odd sequence: a commit is writing
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -313,13 +320,13 @@ class NativeObject(Object):
         setter = object.__setattr__
         setter(self, "_name", check_object_name(name))
         setter(self, "_bus", None)
-        setter(self, "_ctx", None)
+        setter(self, "_ctx_", None)
         setter(self, "_next", {})
-        setter(self, "_emitted", [])
+        setter(self, "_emitted_", [])
         setter(self, "_change_subs", {})
-        setter(self, "_event_subs", {})
-        setter(self, "_removed", False)
-        setter(self, "_version", [0, 0])
+        setter(self, "_event_subs_", {})
+        setter(self, "_removed_", False)
+        setter(self, "_version_", [0, 0])
         # Zero values for everything; the constructor then sets the [static] ones.
         for prop in cls._PROPS.values():
             prop.set(self, values.zero(prop.meta.type))
@@ -389,12 +396,12 @@ class NativeObject(Object):
 
     @property
     def local_name(self) -> str:
-        prefix = self._ctx.name if self._ctx is not None else ""
-        return f"{prefix}.{self._address}" if prefix else self._address
+        prefix = self._ctx_.name if self._ctx_ is not None else ""
+        return f"{prefix}.{self._address_}" if prefix else self._address_
 
     @property
     def last_commit_time(self) -> int:
-        return self._version[1]
+        return self._version_[1]
 
     # -- lifecycle hooks: the implementation overrides them ---------------------------------------
 
@@ -409,18 +416,18 @@ class NativeObject(Object):
 
     # -- registration (driven by the kernel) -----------------------------------------------------
 
-    def _bind(self, context: Context, bus: str, time: int, api: Any = None) -> None:
+    def _bind_(self, context: Context, bus: str, time: int, api: Any = None) -> None:
         """Publish on ``bus`` owned by ``context``: the ``registered`` hook runs, then the
         initial state (constructor, configuration and pending values) becomes current."""
-        if self._ctx is not None:
+        if self._ctx_ is not None:
             raise ValueError(f"object '{self.name}' is already registered on '{self._bus}'")
         setter = object.__setattr__
-        setter(self, "_ctx", context)
+        setter(self, "_ctx_", context)
         setter(self, "_bus", bus)
-        self._version[1] = time
+        self._version_[1] = time
         context.objects.append(self)
         # Subscriptions made before registration had no context yet: they belong to the owner.
-        for table in (self._change_subs, self._event_subs):
+        for table in (self._change_subs, self._event_subs_):
             for subscriptions in table.values():
                 for subscription in subscriptions:
                     if subscription.context is None:
@@ -430,31 +437,31 @@ class NativeObject(Object):
         for prop, value in pending.items():
             prop.set(self, value)
         pending.clear()
-        if self._emitted:  # dispatched at the owner's first commit
-            context._emissions.extend((self, meta, args) for meta, args in self._emitted)
-            self._emitted.clear()
+        if self._emitted_:  # dispatched at the owner's first commit
+            context.emissions.extend((self, meta, args) for meta, args in self._emitted_)
+            self._emitted_.clear()
 
-    def _unbind(self, api: Any = None) -> None:
+    def _unbind_(self, api: Any = None) -> None:
         """Remove from the bus: the ``unregistered`` hook runs; later calls fail."""
-        context = self._ctx
-        if context is None or self._removed:
+        context = self._ctx_
+        if context is None or self._removed_:
             return
-        object.__setattr__(self, "_removed", True)
+        object.__setattr__(self, "_removed_", True)
         if self in context.objects:
             context.objects.remove(self)
         self.unregistered(api)
         self._change_subs.clear()
-        self._event_subs.clear()
+        self._event_subs_.clear()
 
     # -- the double buffer ------------------------------------------------------------------------
 
-    def _guard(self, member: str) -> None:
-        context = self._ctx
+    def _guard_(self, member: str) -> None:
+        context = self._ctx_
         if context is None:
             return
         if context.thread is not None and context.thread != _get_ident():
             raise RuntimeError(
-                f"property '{member}' of '{self._address}' written from a foreign thread"
+                f"property '{member}' of '{self._address_}' written from a foreign thread"
             )
         if context.const_member is not None:
             raise ConstViolation(
@@ -472,14 +479,14 @@ class NativeObject(Object):
                 raise self._rejected(prop, error) from None
         if prop.accepts is not None:
             self._accept(prop, value)
-        context = self._ctx
+        context = self._ctx_
         pending = self._next
         if context is not None:
             if context.writer != _get_ident():
-                self._guard(prop.meta.stl_name)  # a foreign thread or a [const] method, or unbound
+                self._guard_(prop.meta.stl_name)  # a foreign thread or a [const] method, or unbound
             # In the context's dirty list exactly while something is pending.
             if not pending:
-                context._dirty.append(self)
+                context.dirty.append(self)
         pending[prop] = value
 
     def _validate(self, prop: Prop, value: Any) -> None:
@@ -508,7 +515,7 @@ class NativeObject(Object):
 
     def _set_static(self, key: str, value: Any) -> None:
         """``set_<s>`` of a ``[static_no_config]`` property: immediate, before registration."""
-        if self._ctx is not None:
+        if self._ctx_ is not None:
             stl_name = self._PROPS[key].meta.stl_name
             raise RuntimeError(f"static property '{stl_name}' cannot change after registration")
         prop = self._PROPS[key]
@@ -521,13 +528,13 @@ class NativeObject(Object):
         self._validate(prop, value)
         prop.set(self, value)
 
-    def _commit(self, time: int) -> Sequence[Prop] | None:
+    def _commit_(self, time: int) -> Sequence[Prop] | None:
         """Flip the pending values that differ from current; returns the properties that
         changed. (Events are dispatched by the context, :meth:`Context.flip`.)"""
         pending = self._next
         if not pending:
             return None
-        version = self._version
+        version = self._version_
         changed: Sequence[Prop]
         if len(pending) == 1:  # the common case, without a list
             prop, value = pending.popitem()
@@ -557,21 +564,21 @@ class NativeObject(Object):
                     subscription.deliver((prop.get(self),))
         return changed
 
-    def _snapshot(self) -> tuple[int, int, tuple[Any, ...]]:
+    def _snapshot_(self) -> tuple[int, int, tuple[Any, ...]]:
         """The committed state for readers in other threads: (sequence, time, values), all
         from one commit. The owner's commit makes the sequence odd while it writes; a reader
         that saw it odd, or saw it move, reads again."""
-        version = self._version
+        version = self._version_
         for attempt in range(1_000_000):
             before = version[0]
             if not before & 1:
-                state = type(self)._STATE(self)
+                state = type(self)._STATE_(self)
                 time = version[1]
                 if version[0] == before:
                     return before, time, state
             if attempt % 16 == 15:
                 _yield()
-        raise RuntimeError(f"no stable state of '{self._address}': its owner never finished")
+        raise RuntimeError(f"no stable state of '{self._address_}': its owner never finished")
 
     # -- subscriptions ----------------------------------------------------------------------------
 
@@ -581,17 +588,17 @@ class NativeObject(Object):
         table.setdefault(key, []).append(subscription)
         return subscription
 
-    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Connection:
-        connection = Connection(self._ctx, callback, self._unsubscribe_change)
+    def _on_changed_(self, key: str, callback: Callable[[Any], None]) -> Connection:
+        connection = Connection(self._ctx_, callback, self._unsubscribe_change)
         connection.droppable = not self._PROPS[key].meta.transport.reliable
         return self._subscribe(self._change_subs, key, connection)
 
-    def _connect_event(
+    def _connect_event_(
         self, meta: EventMeta, callback: Callable[..., None], with_info: bool
     ) -> Connection:
-        return self._connect_event_from(Context.current() or self._ctx, meta, callback, with_info)
+        return self._connect_event_from_(Context.current() or self._ctx_, meta, callback, with_info)
 
-    def _connect_event_from(
+    def _connect_event_from_(
         self,
         context: Context | None,
         meta: EventMeta,
@@ -601,17 +608,17 @@ class NativeObject(Object):
         """Subscribe ``context`` to an event: its callbacks run in that context's drains."""
         subscription = Connection(context, callback, self._unsubscribe_event, with_info)
         subscription.droppable = not meta.transport.reliable
-        return self._subscribe(self._event_subs, meta.stl_name, subscription)
+        return self._subscribe(self._event_subs_, meta.stl_name, subscription)
 
     def _unsubscribe_change(self, subscription: Connection) -> None:
         _discard(self._change_subs, subscription)
 
     def _unsubscribe_event(self, subscription: Connection) -> None:
-        _discard(self._event_subs, subscription)
+        _discard(self._event_subs_, subscription)
 
     # -- calls ------------------------------------------------------------------------------------
 
-    def _send_call(
+    def _send_call_(
         self,
         member: MethodMeta | PropertyMeta,
         args: tuple[Any, ...],
@@ -620,7 +627,7 @@ class NativeObject(Object):
     ) -> None:
         route_call(self, member, args, call, caller)
 
-    def _execute(
+    def _execute_(
         self,
         member: MethodMeta | PropertyMeta,
         args: tuple[Any, ...],
@@ -628,14 +635,14 @@ class NativeObject(Object):
         caller: Context | None,
     ) -> None:
         """Run an arrived call in the owner's drain; its result is sent at the owner's commit."""
-        context = self._ctx
+        context = self._ctx_
         assert context is not None
 
         def reply(value: Any, error: BaseException | None) -> None:
             context.send_at_commit(lambda: completed(caller, call, value, error))
 
-        if self._removed:
-            reply(None, gone(self._address))
+        if self._removed_:
+            reply(None, gone(self._address_))
             return
         if isinstance(member, PropertyMeta):
             self._execute_setter(member, args[0], reply)
@@ -646,7 +653,8 @@ class NativeObject(Object):
             try:
                 implementation(*args, promise)
             except Exception as error:
-                if not promise._settled:
+                log_raised(call, context, caller, error)
+                if not promise.settled:
                     promise.set_exception(error)
             return
         if member.constant:
@@ -664,6 +672,7 @@ class NativeObject(Object):
                 ),
             )
         except Exception as error:
+            log_raised(call, context, caller, error)
             reply(None, failure(error))
         else:
             reply(value, None)

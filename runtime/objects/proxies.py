@@ -1,7 +1,7 @@
 """Proxies: another component's view of an object (codegen.md §3.4, runtime.md §3.11).
 
 A proxy never changes during its subscriber's cycle: its values change only in the subscriber's
-drain (:meth:`_refresh`), where change callbacks run for the properties whose value differs from
+drain (:meth:`_refresh_`), where change callbacks run for the properties whose value differs from
 what the proxy held.
 """
 
@@ -80,7 +80,7 @@ class LocalProxy(Object):
     __slots__ = (
         "__weakref__",
         "_changes",
-        "_ctx",
+        "_ctx_",
         "_last_commit",
         "_owner",
         "_seq",
@@ -88,7 +88,7 @@ class LocalProxy(Object):
         "events",
     )
     _changes: _Subscribers
-    _ctx: Context
+    _ctx_: Context
     _last_commit: int
     _owner: NativeObject
     _seq: int
@@ -97,18 +97,17 @@ class LocalProxy(Object):
     def __init__(self, owner: NativeObject, context: Context) -> None:
         setter = object.__setattr__
         setter(self, "_owner", owner)
-        setter(self, "_ctx", context)
+        setter(self, "_ctx_", context)
         setter(self, "_changes", _Subscribers())
-        seq, time, state = owner._snapshot()
+        seq, time, state = owner._snapshot_()
         setter(self, "_seq", seq)
         setter(self, "_last_commit", time)
         setter(self, "_state", state)
-        source = owner._PROPS
-        for key, prop in type(self)._PROPS.items():
-            prop.set(self, source[key].get(owner))
+        for key, prop in self._PROPS.items():
+            prop.set(self, getattr(owner, key))
         for prop, value in zip(self._DYNAMIC, state, strict=True):
             prop.set(self, value)
-        setter(self, "events", type(self)._EVENTS(self, self.META.all_events))
+        setter(self, "events", self._EVENTS(self, self.META.all_events))
         context.add_proxy(self)
 
     @property
@@ -121,7 +120,7 @@ class LocalProxy(Object):
 
     @property
     def local_name(self) -> str:
-        return f"{self._ctx.name}.{self._address}"
+        return f"{self._ctx_.name}.{self._address_}"
 
     @property
     def last_commit_time(self) -> int:
@@ -131,18 +130,18 @@ class LocalProxy(Object):
     def owner(self) -> NativeObject:
         return self._owner
 
-    def _refresh(self) -> None:
+    def _refresh_(self) -> None:
         """The hot path of every observed change, so the seqlock read of
-        :meth:`NativeObject._snapshot` and :func:`_apply` are inlined here."""
+        :meth:`NativeObject._snapshot_` and :func:`_apply` are inlined here."""
         owner = self._owner
-        version = owner._version
+        version = owner._version_
         seq = version[0]
         if seq == self._seq:
             return
-        state = type(owner)._STATE(owner)
+        state = type(owner)._STATE_(owner)
         time = version[1]
         if seq & 1 or version[0] != seq:  # a commit is writing: take the careful path
-            seq, time, state = owner._snapshot()
+            seq, time, state = owner._snapshot_()
         setter = object.__setattr__
         setter(self, "_seq", seq)
         setter(self, "_last_commit", time)
@@ -165,19 +164,19 @@ class LocalProxy(Object):
                     if not connection.closed:
                         connection.callback(value)
 
-    def _close(self) -> None:
+    def _close_(self) -> None:
         """Stop refreshing (the subscriber dropped its last subscription, or stopped)."""
-        self._ctx.drop_proxy(self)
+        self._ctx_.drop_proxy(self)
 
-    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Connection:
-        return self._changes.add(key, Connection(self._ctx, callback, self._changes.remove))
+    def _on_changed_(self, key: str, callback: Callable[[Any], None]) -> Connection:
+        return self._changes.add(key, Connection(self._ctx_, callback, self._changes.remove))
 
-    def _connect_event(
+    def _connect_event_(
         self, meta: EventMeta, callback: Callable[..., None], with_info: bool
     ) -> Connection:
-        return self._owner._connect_event_from(self._ctx, meta, callback, with_info)
+        return self._owner._connect_event_from_(self._ctx_, meta, callback, with_info)
 
-    def _send_call(
+    def _send_call_(
         self,
         member: MethodMeta | PropertyMeta,
         args: tuple[Any, ...],
@@ -195,7 +194,7 @@ def _dynamic_by_name(cls: type[Object]) -> dict[str, Prop]:
 
 class RemoteEndpoint(Protocol):
     """What a remote proxy needs from the transport. Values are Python values; the transport
-    encodes them with the class codec. Replies come back through the proxy's ``_receive_*``."""
+    encodes them with the class codec. Replies come back through the proxy's ``_receive_*_``."""
 
     def send_call(
         self,
@@ -221,11 +220,11 @@ class RemoteProxy(Object):
         "__weakref__",
         "_bus",
         "_changes",
-        "_ctx",
-        "_endpoint",
+        "_ctx_",
+        "_endpoint_",
         "_events_in",
         "_gone",
-        "_incoming",
+        "_incoming_",
         "_last_commit",
         "_lock",
         "_name",
@@ -235,11 +234,11 @@ class RemoteProxy(Object):
     )
     _bus: str
     _changes: _Subscribers
-    _ctx: Context
-    _endpoint: RemoteEndpoint
+    _ctx_: Context
+    _endpoint_: RemoteEndpoint
     _events_in: deque[tuple[str, tuple[Any, ...], int]]
     _gone: bool
-    _incoming: deque[tuple[bytes | Mapping[str, Any], int]]
+    _incoming_: deque[tuple[bytes | Mapping[str, Any], int]]
     _last_commit: int
     _lock: threading.Lock
     _name: str
@@ -259,12 +258,12 @@ class RemoteProxy(Object):
         """``state`` holds every property by STL name, static ones included (the publication)."""
         setter = object.__setattr__
         for attribute, value in (
-            ("_endpoint", endpoint),
-            ("_ctx", context),
+            ("_endpoint_", endpoint),
+            ("_ctx_", context),
             ("_name", name),
             ("_bus", bus),
             ("_changes", _Subscribers()),
-            ("_incoming", deque()),
+            ("_incoming_", deque()),
             ("_events_in", deque()),
             ("_pending", {}),
             ("_subscribed", {}),
@@ -273,9 +272,9 @@ class RemoteProxy(Object):
             ("_last_commit", commit_time),
         ):
             setter(self, attribute, value)
-        for prop in type(self)._PROPS.values():
+        for prop in self._PROPS.values():
             prop.set(self, state[prop.meta.stl_name])
-        setter(self, "events", type(self)._EVENTS(self, self.META.all_events))
+        setter(self, "events", self._EVENTS(self, self.META.all_events))
         context.add_proxy(self)
 
     @property
@@ -288,7 +287,7 @@ class RemoteProxy(Object):
 
     @property
     def local_name(self) -> str:
-        return f"{self._ctx.name}.{self._address}"
+        return f"{self._ctx_.name}.{self._address_}"
 
     @property
     def last_commit_time(self) -> int:
@@ -296,34 +295,34 @@ class RemoteProxy(Object):
 
     # -- arrivals from the transport (any thread) ------------------------------------------------
 
-    def _receive_state(self, changes: bytes | Mapping[str, Any], commit_time: int) -> None:
+    def _receive_state_(self, changes: bytes | Mapping[str, Any], commit_time: int) -> None:
         """One remote commit: the changed properties, encoded or by STL name, applied
         together."""
-        self._incoming.append((changes, commit_time))
+        self._incoming_.append((changes, commit_time))
 
-    def _receive_result(self, call_id: int, value: Any, error: BaseException | None) -> None:
+    def _receive_result_(self, call_id: int, value: Any, error: BaseException | None) -> None:
         with self._lock:
             entry = self._pending.pop(call_id, None)
         if entry is not None:
             call, caller = entry
             completed(caller, call, value, error)
 
-    def _receive_event(self, stl_name: str, args: tuple[Any, ...], creation_time: int) -> None:
+    def _receive_event_(self, stl_name: str, args: tuple[Any, ...], creation_time: int) -> None:
         self._events_in.append((stl_name, args, creation_time))
 
-    def _receive_removed(self, error: BaseException | None = None) -> None:
+    def _receive_removed_(self, error: BaseException | None = None) -> None:
         """The owner withdrew the object or its process was lost: pending calls fail with
         ``error`` (``ObjectGone`` for the object by default)."""
         object.__setattr__(self, "_gone", True)
         with self._lock:
             pending, self._pending = dict(self._pending), {}
         for call, caller in pending.values():
-            completed(caller, call, None, error or gone(self._address))
+            completed(caller, call, None, error or gone(self._address_))
 
     # -- the subscriber's drain -------------------------------------------------------------------
 
-    def _refresh(self) -> None:
-        incoming = self._incoming
+    def _refresh_(self) -> None:
+        incoming = self._incoming_
         if incoming:
             # Newest first: only the latest value of each property is decoded (§3.7).
             arrived = [incoming.popleft() for _ in range(len(incoming))]
@@ -331,7 +330,7 @@ class RemoteProxy(Object):
             arrived.reverse()
             values, errors = class_codec(self.META).latest(c for c, _ in arrived)
             if errors:
-                refused(self._address, errors)
+                refused(self._address_, errors)
             props = tuple(p for n, p in _dynamic_by_name(type(self)).items() if n in values)
             fresh = tuple(values[p.meta.stl_name] for p in props)
             _apply(self, props, fresh, self._changes)
@@ -339,33 +338,33 @@ class RemoteProxy(Object):
         for _ in range(len(events)):
             stl_name, args, created = events.popleft()
             for subscription in tuple(self._subscribed.get(stl_name, ())):
-                subscription._run(args, created)
+                subscription.run(args, created)
 
-    def _close(self) -> None:
+    def _close_(self) -> None:
         """Stop refreshing (the subscriber dropped its last subscription, or stopped)."""
-        self._ctx.drop_proxy(self)
-        self._endpoint.release(self)
+        self._ctx_.drop_proxy(self)
+        self._endpoint_.release(self)
 
-    def _on_changed(self, key: str, callback: Callable[[Any], None]) -> Connection:
-        return self._changes.add(key, Connection(self._ctx, callback, self._changes.remove))
+    def _on_changed_(self, key: str, callback: Callable[[Any], None]) -> Connection:
+        return self._changes.add(key, Connection(self._ctx_, callback, self._changes.remove))
 
-    def _connect_event(
+    def _connect_event_(
         self, meta: EventMeta, callback: Callable[..., None], with_info: bool
     ) -> Connection:
         subscriptions = self._subscribed.setdefault(meta.stl_name, [])
         if not subscriptions:
-            self._endpoint.subscribe_event(self, meta)
+            self._endpoint_.subscribe_event(self, meta)
 
         def close(subscription: Connection) -> None:
             subscriptions.remove(subscription)
             if not subscriptions:
-                self._endpoint.unsubscribe_event(self, meta)
+                self._endpoint_.unsubscribe_event(self, meta)
 
-        subscription = Connection(self._ctx, callback, close, with_info)
+        subscription = Connection(self._ctx_, callback, close, with_info)
         subscriptions.append(subscription)
         return subscription
 
-    def _send_call(
+    def _send_call_(
         self,
         member: MethodMeta | PropertyMeta,
         args: tuple[Any, ...],
@@ -376,11 +375,11 @@ class RemoteProxy(Object):
 
         def send() -> None:
             if self._gone:
-                completed(caller, call, None, gone(self._address))
+                completed(caller, call, None, gone(self._address_))
                 return
             with self._lock:
                 self._pending[call_id] = (call, caller)
-            self._endpoint.send_call(self, member, args, call_id)
+            self._endpoint_.send_call(self, member, args, call_id)
 
         if caller is None:
             send()

@@ -15,6 +15,7 @@ import operator
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from sengen.runtime.errors import SengenError
 from sengen.runtime.objects.duration import Duration, TimeStamp, TimeValueError
 from sengen.runtime.objects.meta import (
     AliasMeta,
@@ -37,7 +38,7 @@ Convert = Callable[[Any], Any]
 _F32_MAX: Final = 3.4028234663852886e38
 
 
-class Invalid(ValueError):
+class Invalid(SengenError, ValueError):
     """A value that does not fit its STL type. ``path`` is the field path inside the value."""
 
     def __init__(self, message: str, path: tuple[str, ...] = ()) -> None:

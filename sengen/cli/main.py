@@ -24,7 +24,7 @@ from sengen.version import __version__
 
 if TYPE_CHECKING:
     from sengen.runtime.kernel.config import LogConfig
-    from sengen.runtime.kernel.kernel import Kernel
+    from sengen.runtime.kernel.kernel import Kernel, PreloadError
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 1
@@ -282,7 +282,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         kernel = Kernel(config)
     except PreloadError as error:
-        sys.stderr.write("".join(f"{line}\n" for line in error.problems))
+        _preload_problems(error)
         return EXIT_BAD_INPUT
     if args.check:
         return EXIT_OK
@@ -321,7 +321,7 @@ def _shell(args: argparse.Namespace) -> int:
     try:
         kernel = Kernel(config)
     except PreloadError as error:
-        sys.stderr.write("".join(f"{line}\n" for line in error.problems))
+        _preload_problems(error)
         return EXIT_BAD_INPUT
     shell = shell_of(kernel)
     if shell is None:
@@ -334,6 +334,14 @@ def _shell(args: argparse.Namespace) -> int:
     _configure_logging(config.kernel.log_config)
     with _signals(kernel):
         return kernel.run()
+
+
+def _preload_problems(error: PreloadError) -> None:
+    """One line per problem; below the line of a user module that failed to import, its
+    traceback, which names the file and line to fix."""
+    for line in error.problems:
+        sys.stderr.write(f"{line}\n")
+        sys.stderr.write(error.tracebacks.get(line, ""))
 
 
 class _Progress:

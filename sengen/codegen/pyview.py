@@ -170,9 +170,9 @@ class ModuleView:
         if isinstance(t, m.OptionalType):
             return f"{self.annotation(t.target)} | None"
         if isinstance(t, m.QuantityType):
-            return f"{self.use('_t')}.Annotated[{self.annotation(t.value_type)}, _META_{t.name}]"
+            return f"{self.use('_t')}.Annotated[{self.annotation(t.value_type)}, META_{t.name}]"
         assert isinstance(t, m.AliasType)
-        return f"{self.use('_t')}.Annotated[{self.annotation(t.target)}, _META_{t.name}]"
+        return f"{self.use('_t')}.Annotated[{self.annotation(t.target)}, META_{t.name}]"
 
     def meta(self, t: m.Type | None) -> str:
         """The expression of a type's runtime metadata."""
@@ -183,7 +183,7 @@ class ModuleView:
         assert isinstance(t, m.UserType)
         if isinstance(t, m.StructType | m.VariantType | m.ClassType):
             return self.qualified(t) + ".META"
-        return self.qualified(t, f"_META_{t.name}")
+        return self.qualified(t, f"META_{t.name}")
 
     def type_hash(self, t: m.Type) -> str:
         return f"0x{self.layout.hasher.hash(t):016x}"

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from sengen.stl import model as m
 from sengen.stl.comments import join_texts
 from sengen.stl.names import member_name_error
-from sengen.stl.syntax import Member, Statement
+from sengen.stl.settings import Settings
+from sengen.stl.source import SourceFile
+from sengen.stl.syntax import Member, Ref, Statement
 
 if TYPE_CHECKING:
-    from sengen.stl.resolver import FileResolver
+    from lark import Token
+
+    from sengen.stl.diagnostics import Note
 
 _CATEGORIES = {
     "static": m.PropertyCategory.STATIC_RW,
@@ -33,6 +38,41 @@ _REPEATED = {
 _DEPRECATED = "using '{}' in STL is now deprecated. Please use code generation settings."
 
 
+class _Shared(Protocol):
+    @property
+    def settings(self) -> Settings: ...
+
+
+class Resolver(Protocol):
+    """What resolving a class needs of the resolver of its file
+    (:class:`~sengen.stl.resolver.FileResolver`, which imports this module: by its class, the
+    reference back would close an import cycle)."""
+
+    @property
+    def universe(self) -> _Shared: ...
+
+    @property
+    def source(self) -> SourceFile: ...
+
+    def qualified(self, name: str) -> str: ...
+
+    def common(self, stmt: Statement) -> tuple[str, str, str, m.Location]: ...
+
+    def error(self, token: Token, message: str, notes: Sequence[Note] = ()) -> None: ...
+
+    def warning(self, token: Token, message: str) -> None: ...
+
+    def ref_error(self, ref: Ref, message: str) -> None: ...
+
+    def location(self, token: Token) -> m.Location: ...
+
+    def lookup(self, ref: Ref) -> m.Type | None: ...
+
+    def value_type(self, ref: Ref, not_found: str) -> m.Type | None: ...
+
+    def class_parent(self, ref: Ref) -> m.ClassType | None: ...
+
+
 class _Attributes:
     """The checked attributes of one member."""
 
@@ -44,7 +84,7 @@ class _Attributes:
 
 
 class _ClassResolver:
-    def __init__(self, resolver: FileResolver, stmt: Statement) -> None:
+    def __init__(self, resolver: Resolver, stmt: Statement) -> None:
         self.r = resolver
         self.stmt = stmt
         assert stmt.name is not None
@@ -354,5 +394,5 @@ def _member_names(cls: m.ClassType, kind: str) -> set[str]:
     return {e.name for e in cls.events}
 
 
-def resolve_class(resolver: FileResolver, stmt: Statement) -> m.ClassType | None:
+def resolve_class(resolver: Resolver, stmt: Statement) -> m.ClassType | None:
     return _ClassResolver(resolver, stmt).resolve()

@@ -14,15 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from sengen.runtime import Component, Duration
 from sengen.runtime.components.recorder.recording import Record, RecordingWriter
-from sengen.runtime.kernel.component import Component
-from sengen.runtime.kernel.discovery import Log, LogRecord, Owner, Subscription
-from sengen.runtime.objects import values
-from sengen.runtime.objects.duration import Duration
-from sengen.runtime.objects.meta import ClassMeta
+from sengen.runtime.kernel.extension import ClassMeta, Log, LogRecord, Owner, Subscription, values
 
 if TYPE_CHECKING:
-    from sengen.runtime.kernel.runner import RunApi
+    from sengen.runtime import RunApi
 
 
 class _Strict(BaseModel):

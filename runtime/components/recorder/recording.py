@@ -15,6 +15,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TextIO
 
+from sengen.runtime.errors import SengenError
+
 __all__ = [
     "FORMAT",
     "KINDS",
@@ -53,7 +55,7 @@ _COMMON_KEYS: tuple[str, ...] = ("t", "kind", "bus", "object")
 _HEADER_KEYS: tuple[str, ...] = ("format", "version", "selections")
 
 
-class RecordingError(ValueError):
+class RecordingError(SengenError, ValueError):
     """A recording that cannot be read; the message names the file and, when known, the line."""
 
     def __init__(self, path: Path | str, line: int | None, problem: str) -> None:

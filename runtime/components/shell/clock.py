@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING
 
-from sengen.runtime.objects.calls import Call
-from sengen.runtime.objects.duration import Duration, TimeStamp, TimeValueError
-from sengen.runtime.objects.objects import Object
+from sengen.runtime import Call, Duration, Object, TimeStamp, TimeValueError
 
 from .jobs import Again, CommandError, Steps, Wait
 from .render import time_text
@@ -52,7 +50,7 @@ def step(console: Console, text: str) -> Steps:
         raise CommandError(f"step takes a number of steps >= 1, got {count}")
     master = yield from _master(console)
     method, args = ("step", ()) if count == 1 else ("steps", (count,))
-    call: Call[Duration] = master._call(method, args, None, None)
+    call: Call[Duration] = master._call_(method, args, None, None)
     yield call
     console.result(call)
     _say_time(console, master)
@@ -65,7 +63,7 @@ def advance(console: Console, text: str) -> Steps:
     except TimeValueError as error:
         raise CommandError(f"advance: {error}") from None
     master = yield from _master(console)
-    call: Call[Duration] = master._call("advanceTime", (span,), None, None)
+    call: Call[Duration] = master._call_("advanceTime", (span,), None, None)
     yield call
     console.result(call)
     _say_time(console, master)

@@ -11,12 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from sengen.runtime import Duration, Object, QueryError, TimeValueError
 from sengen.runtime.errors import RegistryError
-from sengen.runtime.kernel.query import QueryError
-from sengen.runtime.objects.addresses import bus_address_problem
-from sengen.runtime.objects.duration import Duration, TimeValueError
-from sengen.runtime.objects.objects import Object
-from sengen.runtime.objects.registry import registry
+from sengen.runtime.kernel.extension import bus_address_problem, registry
 
 from . import clock
 from .jobs import Again, CommandError, Steps, Until

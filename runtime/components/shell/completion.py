@@ -7,13 +7,10 @@ thread only reads the latest one, so completing never touches a proxy or the ker
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
-from prompt_toolkit.document import Document
-from sengen.runtime.objects.meta import ClassMeta
-from sengen.runtime.objects.registry import registry
+from sengen.runtime.kernel.extension import ClassMeta, registry
 
 from .members import setter_name
 from .sources import Sources
@@ -143,15 +140,3 @@ def _paths(
 def _next_group(word: str, path: str, found: set[str]) -> None:
     dot = path.find(".", len(word))
     found.add(path if dot < 0 else path[: dot + 1])
-
-
-class ShellCompleter(Completer):
-    """prompt_toolkit's view of :func:`candidates` over the latest index."""
-
-    def __init__(self, index: Callable[[], Index]) -> None:
-        self._index = index
-
-    def get_completions(self, document: Document, event: CompleteEvent) -> Iterator[Completion]:
-        word, found = candidates(self._index(), document.text_before_cursor)
-        for text in found:
-            yield Completion(text, start_position=-len(word))

@@ -17,23 +17,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from sengen.runtime.kernel.component import Component
-from sengen.runtime.kernel.config.models import BusAddress, fail
-from sengen.runtime.kernel.query import QueryError, parse_query
-from sengen.runtime.objects.duration import Duration
 
-from .commands import COMMANDS
+from sengen.runtime import Component, Duration, QueryError
+from sengen.runtime.kernel.extension import BusAddress, fail, parse_query
+
+from .commands import COMMANDS, dispatch
 from .completion import Index, build_index
 from .console import Console
 from .jobs import Job
 from .literals import split_commands
 from .output import Printer
 from .sources import query_name_problem
-from .terminal import Inbox, LineReader, Prompt, Request, default_history
+from .terminal import Inbox, LineReader, Request, default_history
 from .watch import Tap
 
 if TYPE_CHECKING:
-    from sengen.runtime.kernel.runner import RunApi
+    from sengen.runtime import RunApi
+
+    from .prompt import Prompt
 
 DEFAULT_WAIT = Duration.from_seconds(5)
 Mode = Literal["script", "interactive", "piped", "quiet"]
@@ -130,7 +131,12 @@ class Shell(Component):
         printer.quiet = mode == "quiet"
         self._api = api
         self._console = console = Console(
-            api, printer, patient=mode != "interactive", wait=self.wait.ns, stop=self._shutdown
+            api,
+            printer,
+            patient=mode != "interactive",
+            wait=self.wait.ns,
+            stop=self._shutdown,
+            dispatch=dispatch,
         )
         for bus in self.config.open:
             console.sources.open(bus, f"SELECT * FROM {bus}", announce=False)
@@ -143,6 +149,9 @@ class Shell(Component):
         elif mode == "piped":
             LineReader(self._inbox, sys.stdin).start()
         elif mode == "interactive":
+            # Imported here: prompt_toolkit is loaded only by a shell that prompts a person.
+            from .prompt import Prompt
+
             history = self.config.history_file
             self._prompt = Prompt(
                 self._inbox,

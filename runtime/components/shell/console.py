@@ -1,7 +1,9 @@
-"""The shell's state on its own thread, and the dispatch of one command line to its command.
+"""The shell's state on its own thread, and the jobs that run its command lines.
 
 Everything here runs in the shell component's cycle: subscriptions, reads of proxies, calls and
-event connections, so that what the shell does is what any component does.
+event connections, so that what the shell does is what any component does. The dispatch of a
+line to its command (:func:`.commands.dispatch`) is handed in by the component: the commands
+work with the console, so the console does not import them.
 """
 
 from __future__ import annotations
@@ -10,12 +12,9 @@ import threading
 from collections.abc import Callable, Generator
 from typing import Any
 
-from sengen.runtime.kernel.runner import RunApi
-from sengen.runtime.objects.calls import Call
-from sengen.runtime.objects.objects import Object
+from sengen.runtime import Call, Object, RunApi
 
-from .commands import dispatch
-from .jobs import Again, Bounds, CommandError, Job, Wait
+from .jobs import Again, Bounds, CommandError, Job, Steps, Wait
 from .output import Printer
 from .sources import Sources
 from .watch import Watches
@@ -32,8 +31,10 @@ class Console:
         patient: bool,
         wait: int,
         stop: Callable[[], None],
+        dispatch: Callable[[Console, str], Steps | None],
     ) -> None:
         self.api = api
+        self.dispatch = dispatch
         self.printer = printer
         self.patient = patient
         self.wait = wait
@@ -57,7 +58,12 @@ class Console:
         self.history.append(text)
         bounds = Bounds(now + self.wait, now + self.wait) if self.patient else Bounds(now, None)
         job = Job(
-            text, lambda: dispatch(self, text), bounds, self.printer.error, self.patient, released
+            text,
+            lambda: self.dispatch(self, text),
+            bounds,
+            self.printer.error,
+            self.patient,
+            released,
         )
         job.advance(now)
         return job

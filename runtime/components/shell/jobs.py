@@ -16,10 +16,11 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sengen.runtime.objects.calls import Call
+from sengen.runtime import Call
+from sengen.runtime.errors import SengenError
 
 
-class CommandError(Exception):
+class CommandError(SengenError):
     """A command failed: ``lines`` are printed as its error (the first is the message)."""
 
     def __init__(self, message: str, *more: str) -> None:

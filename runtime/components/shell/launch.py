@@ -14,13 +14,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
-from sengen.runtime.kernel.config import Config, LogConfig, load_config_text
-from sengen.runtime.kernel.kernel import Kernel
+
+from sengen.runtime import Config, Kernel, load_config_text
+from sengen.runtime.kernel.extension import LogConfig
 
 from .component import Shell
 
 NAME = "shell"
-TRANSPORTS = ("transport", "zenoh", "ether")  # the names the shipped transport answers to
+# The names the shipped transport is registered under (sengen.components, pyproject.toml).
+TRANSPORTS = ("transport", "zenoh", "ether")
 
 
 def shell_config(paths: Sequence[Path]) -> Config:

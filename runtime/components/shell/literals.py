@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from sengen.runtime.errors import SengenError
+
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _WORD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYWORDS: Final = {"true": True, "false": False, "null": None}
@@ -27,7 +29,7 @@ _ESCAPES: Final = {
 }
 
 
-class LiteralError(ValueError):
+class LiteralError(SengenError, ValueError):
     """Text that is not a value; the message names the column."""
 
 

@@ -9,18 +9,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sengen.runtime import Call, Object
 from sengen.runtime.errors import LocalMethodError
-from sengen.runtime.objects import values
-from sengen.runtime.objects.calls import Call
-from sengen.runtime.objects.meta import (
+from sengen.runtime.kernel.extension import (
     ArgMeta,
     MethodMeta,
     NativeMeta,
     PropertyMeta,
     TypeMeta,
     resolve_alias,
+    values,
 )
-from sengen.runtime.objects.objects import Object
 
 from .jobs import CommandError, Steps
 from .literals import LiteralError, parse_value, parse_values
@@ -68,7 +67,7 @@ def member_command(console: Console, target: str, rest: str) -> Steps:
     if method.local:
         raise CommandError(str(LocalMethodError(method.stl_name)))
     # The generated methods' dynamic form, by STL name: the shell works from metadata alone.
-    call: Call[Any] = obj._call(method.stl_name, tuple(_arguments(method, rest)), None, None)
+    call: Call[Any] = obj._call_(method.stl_name, tuple(_arguments(method, rest)), None, None)
     yield call
     value = console.result(call)
     if method.return_type is not None:
@@ -86,7 +85,7 @@ def _set(console: Console, path: str, obj: Object, prop: PropertyMeta, text: str
     except values.Invalid as error:
         where = _where(prop.stl_name, error)
         raise CommandError(f"invalid value for property '{where}': {error.message}") from None
-    call = obj._setter_call(prop.stl_name, value)
+    call = obj._setter_call_(prop.stl_name, value)
     yield call
     console.result(call)
 

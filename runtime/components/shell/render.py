@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sengen.runtime.objects import values
-from sengen.runtime.objects.meta import (
+from sengen.runtime import LocalProxy, NativeObject, Object
+from sengen.runtime.kernel.extension import (
     AliasMeta,
     ArrayMeta,
     Category,
@@ -28,9 +28,8 @@ from sengen.runtime.objects.meta import (
     StructMeta,
     TypeMeta,
     VariantMeta,
+    values,
 )
-from sengen.runtime.objects.objects import NativeObject, Object
-from sengen.runtime.objects.proxies import LocalProxy
 
 CATEGORIES = {
     Category.STATIC_RW: "static",

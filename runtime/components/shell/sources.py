@@ -12,10 +12,8 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from sengen.runtime.kernel.discovery import Subscription
-from sengen.runtime.kernel.query import Query, parse_query
-from sengen.runtime.kernel.runner import RunApi
-from sengen.runtime.objects.objects import Object
+from sengen.runtime import Object, RunApi
+from sengen.runtime.kernel.extension import Query, Subscription, parse_query
 
 from .jobs import CommandError
 

@@ -11,9 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sengen.runtime.objects.events import Connection, EventInfo
-from sengen.runtime.objects.meta import EventMeta, PropertyMeta
-from sengen.runtime.objects.objects import Object
+from sengen.runtime import Connection, EventInfo, Object
+from sengen.runtime.kernel.extension import EventMeta, PropertyMeta
 
 from .jobs import CommandError
 from .render import arguments, json_text, time_text
@@ -47,7 +46,7 @@ class Watches:
             raise CommandError(f"{path} has no events")
         for meta in chosen:
             if self._tap(self.events, obj, meta.stl_name) is None:
-                connection = obj._connect_event(meta, self._event_printer(path, meta), True)
+                connection = obj._connect_event_(meta, self._event_printer(path, meta), True)
                 self.events.append(Tap(obj, path, meta.stl_name, connection))
         self._on_change()
 
@@ -65,7 +64,7 @@ class Watches:
         for meta in chosen:
             if self._tap(self.changes, obj, meta.stl_name) is None:
                 # The dynamic form of the generated on_<property>_changed.
-                connection = obj._on_changed(meta.py_name, self._change_printer(path, obj, meta))
+                connection = obj._on_changed_(meta.py_name, self._change_printer(path, obj, meta))
                 self.changes.append(Tap(obj, path, meta.stl_name, connection))
         self._on_change()
 

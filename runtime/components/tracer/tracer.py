@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
-from sengen.runtime.kernel.component import Component
-from sengen.runtime.time.tracing import ChromeTracer
+
+from sengen.runtime import ChromeTracer, Component
 
 if TYPE_CHECKING:
-    from sengen.runtime.kernel.runner import RunApi
+    from sengen.runtime import RunApi
 
 
 class TracerConfig(BaseModel):

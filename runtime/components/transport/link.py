@@ -17,7 +17,8 @@ from typing import Any, Literal
 
 import zenoh
 from pydantic import BaseModel, ConfigDict, Field
-from sengen.runtime.kernel.discovery import Interest
+
+from sengen.runtime.kernel.extension import Interest
 
 PREFIX = "sengen/v1"
 DEFAULT_RENDEZVOUS = "tcp/127.0.0.1:7447"

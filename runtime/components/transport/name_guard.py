@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import zenoh
+
+from sengen.runtime import NativeObject
 from sengen.runtime.components.transport.link import object_key, parse_object, undeclare
-from sengen.runtime.kernel.buses import Source
-from sengen.runtime.kernel.sessions import BusDirectory
-from sengen.runtime.objects.objects import NativeObject
+from sengen.runtime.kernel.extension import BusDirectory, Source
 
 _log = logging.getLogger("sengen.transport")
 
@@ -128,7 +128,7 @@ class NameGuard:
                     address,
                     self._label(zid),
                 )
-        owner = published.obj._ctx
+        owner = published.obj._ctx_
         if lost and owner is not None:
             owner.post(_withdraw, published.source, published.obj)
 

@@ -19,14 +19,11 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from sengen.runtime import Call, Duration, RemoteProxy, TimeStamp
 from sengen.runtime.components.transport import wire
+from sengen.runtime.components.transport.handles import RemoteHandle
 from sengen.runtime.components.transport.link import InterestToken
-from sengen.runtime.components.transport.remote import RemoteHandle
-from sengen.runtime.objects.calls import Call
-from sengen.runtime.objects.context import Context
-from sengen.runtime.objects.duration import Duration, TimeStamp
-from sengen.runtime.objects.proxies import RemoteProxy
-from sengen.runtime.time.stepping import KernelClock, StepPlan
+from sengen.runtime.kernel.extension import Context, KernelClock, StepPlan
 
 _log = logging.getLogger("sengen.transport")
 
@@ -230,16 +227,16 @@ class RemoteClock:
         proxy = self._proxy
         member = proxy.META.method(name)
         assert member is not None
-        call: Call[Any] = Call(f"{proxy._address}.{name}")
+        call: Call[Any] = Call(f"{proxy._address_}.{name}")
         done = threading.Event()
         call.add_done_callback(lambda _: done.set())
-        proxy._send_call(member, args, call, None)  # at once, not at a commit
+        proxy._send_call_(member, args, call, None)  # at once, not at a commit
 
         def wait() -> Any:
             done.wait()  # a lost process fails the call: never forever
             error = call.exception()
             if error is not None:
-                _log.warning("kernel clock %s: %s failed: %s", proxy._address, name, error)
+                _log.warning("kernel clock %s: %s failed: %s", proxy._address_, name, error)
                 return None
             return call.result()
 

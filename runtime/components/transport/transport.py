@@ -6,9 +6,10 @@ bus, whose key carries the query, so that a producer that starts later still rec
 interest (liveliness history) and sees it go when the subscriber closes it or dies. Everything
 else is directed to a process's inbox key on reliable, blocking publishers: one ordered stream
 per pair of processes, in which an object's snapshot precedes its updates and a call's result
-follows the updates of its commit. Zenoh callbacks only decode and enqueue (``remote``).
-Stepping with other processes is ``step_sync``; duplicate names across processes,
-``name_guard``; the session and the keys, ``zenoh_link``.
+follows the updates of its commit. Zenoh callbacks only decode and enqueue: what this process
+shows another is its ``outbox``, what it holds of another's objects are ``handles``. Stepping
+with other processes is ``step_sync``; duplicate names across processes, ``name_guard``; the
+session and the keys, ``link``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import zenoh
+
+from sengen.runtime import Component, RemoteProxy, RunApi
 from sengen.runtime.components.transport import wire
+from sengen.runtime.components.transport.faults import MALFORMED, Faults, frame_named
+from sengen.runtime.components.transport.handles import Calls, RemoteHandle, deliver_changes
 from sengen.runtime.components.transport.link import (
     PREFIX,
     TransportConfig,
@@ -35,19 +40,24 @@ from sengen.runtime.components.transport.link import (
     undeclare,
 )
 from sengen.runtime.components.transport.name_guard import NameGuard
-from sengen.runtime.components.transport.remote import Calls, Outbox, RemoteHandle, deliver_changes
+from sengen.runtime.components.transport.outbox import Outbox
 from sengen.runtime.components.transport.step_sync import RemoteClock, StepSync
 from sengen.runtime.errors import CallFailed, ObjectGone
-from sengen.runtime.kernel.buses import BusSpace
-from sengen.runtime.kernel.component import Component
-from sengen.runtime.kernel.discovery import Delivery, Interest, Interests, Subscription
-from sengen.runtime.kernel.query import QueryError, parse_query
-from sengen.runtime.kernel.runner import RunApi
-from sengen.runtime.objects import describe
-from sengen.runtime.objects.codec import class_codec
-from sengen.runtime.objects.meta import ClassMeta, MethodMeta, PropertyMeta
-from sengen.runtime.objects.proxies import RemoteProxy
-from sengen.runtime.objects.registry import registry
+from sengen.runtime.kernel.extension import (
+    BusSpace,
+    ClassMeta,
+    Delivery,
+    Interest,
+    Interests,
+    MethodMeta,
+    PropertyMeta,
+    QueryError,
+    Subscription,
+    class_codec,
+    describe,
+    parse_query,
+    registry,
+)
 
 _log = logging.getLogger("sengen.transport")
 
@@ -102,7 +112,7 @@ class Transport(Component):
         # Classes not imported here, by (name, hash): descriptions and the metadata built.
         self._descriptions: dict[tuple[str, int], bytes] = {}
         self._dynamic: dict[tuple[str, int], ClassMeta] = {}
-        self._warned_at = 0.0
+        self.faults = Faults()  # what goes wrong on the receive path
         self.bytes_sent = 0
         self.bytes_received = 0
         self._steps: StepSync | None = None  # in a virtual-time kernel (runtime.md §6.8)
@@ -132,12 +142,20 @@ class Transport(Component):
             api.bus_space.clock_link = self
         self._names = names = NameGuard(session, self.zid, self._label, api.bus_space.directory)
         self._declared += [
-            liveliness.declare_subscriber(f"{PREFIX}/@proc/*/*/*", self._on_process, history=True),
             liveliness.declare_subscriber(
-                f"{PREFIX}/*/*/@interest/*/*/*/*", self._on_interest, history=True
+                f"{PREFIX}/@proc/*/*/*",
+                self._guarded("a process token", self._on_process),
+                history=True,
             ),
             liveliness.declare_subscriber(
-                f"{PREFIX}/*/*/@obj/*/*/*", names.announced, history=True
+                f"{PREFIX}/*/*/@interest/*/*/*/*",
+                self._guarded("an interest token", self._on_interest),
+                history=True,
+            ),
+            liveliness.declare_subscriber(
+                f"{PREFIX}/*/*/@obj/*/*/*",
+                self._guarded("an object token", names.announced),
+                history=True,
             ),
             session.declare_subscriber(f"{PREFIX}/@inbox/{self.zid}", self._on_frame),
             liveliness.declare_token(f"{PREFIX}/@proc/{self.zid}/{os.getpid()}/{app}"),
@@ -191,7 +209,7 @@ class Transport(Component):
     def _on_subscription(self, subscription: Subscription, opened: bool) -> None:
         """A local subscription opened or closed (any thread): announce its interest while
         any local subscription holds it; a new subscription also gets the remote matches."""
-        if subscription._discovery.forwarded or subscription.interest.bus.startswith("local."):
+        if subscription.discovery.forwarded or subscription.interest.bus.startswith("local."):
             return
         interest = subscription.interest
         session = self._session
@@ -216,7 +234,7 @@ class Transport(Component):
                     if announced.iid in handle.iids:
                         order = (_REMOTE_ORDER, next(self._order))
                         delivery = Delivery(True, subscription, handle, order)
-                        subscription._discovery.deliver(delivery, False)
+                        subscription.discovery.deliver(delivery, False)
                         if subscription.log is not None:
                             handle.log(subscription, True)
                 return
@@ -240,9 +258,9 @@ class Transport(Component):
             return
         order = (_REMOTE_ORDER, next(self._order))
         for subscription in self._space.subscriptions_of(interest):
-            if not subscription._discovery.forwarded:
+            if not subscription.discovery.forwarded:
                 delivery = Delivery(adding, subscription, handle, order)
-                subscription._discovery.deliver(delivery, False)
+                subscription.discovery.deliver(delivery, False)
                 if subscription.log is not None:
                     handle.log(subscription, adding)
 
@@ -339,7 +357,9 @@ class Transport(Component):
         try:
             query = parse_query(text)
         except QueryError as error:
-            self._warn(f"ignoring an invalid interest of process {peer.label}: {error}")
+            self.faults.warn(
+                "interest", f"ignoring an invalid interest of process {peer.label}: {error}"
+            )
             return
         with self._lock:
             if peer.outbox is None:
@@ -398,21 +418,32 @@ class Transport(Component):
         data = sample.payload.to_bytes()
         self.bytes_received += len(data)
         if len(data) > self.settings.max_message_bytes:
-            self._warn(f"dropped a message of {len(data)} bytes (over maxMessageBytes)")
+            text = f"dropped a message of {len(data)} bytes (over maxMessageBytes)"
+            self.faults.warn("large message", text)
             return
         self.handle_frame("", data)
 
     def handle_frame(self, sender: str, data: bytes) -> None:
-        """Decode and apply a frame; nothing a peer sends may raise here."""
+        """Decode and apply a frame; nothing a peer sends may raise here: a malformed frame is
+        dropped with a warning, a failure handling a well-formed one is logged with its cause
+        (:class:`Faults`)."""
+        frame: wire.Frame | None = None
         try:
             frame = wire.decode(data)
             if isinstance(frame, wire.Stamped) and self._steps is not None:
                 self._steps.hold(frame)  # until the hand-over that opens step frame.step + 1
                 return
             self._dispatch(frame)
-        except Exception as error:  # a malformed frame: drop it, keep running
-            origin = f" from {sender}" if sender else ""
-            self._warn(f"dropped a malformed message{origin} ({len(data)} bytes): {error}")
+        except MALFORMED as error:  # drop it, keep running
+            origin = self._origin(sender or wire.sender_of(data))
+            text = f"dropped a malformed message{origin} ({len(data)} bytes): {error}"
+            self.faults.warn("message", text)
+        except Exception as error:  # a bug: logged with its traceback, keep running
+            if frame is None:
+                self.faults.failed("a message", error, self._origin(sender))
+            else:
+                what = frame_named(type(frame).__name__)
+                self.faults.failed(what, error, self._origin(sender or frame.sender))
 
     def _dispatch(self, frame: wire.Frame) -> None:
         if isinstance(frame, wire.Batch):
@@ -470,8 +501,13 @@ class Transport(Component):
                     self._changes(sender, *wire.Changes.split(data, start, end))
                 else:
                     self._dispatch(wire.read_item(sender, kind, data[start:end]))
-            except Exception as error:  # a malformed frame: drop it, keep the others
-                self._warn(f"dropped a malformed frame ({end - start} bytes) of a batch: {error}")
+            except MALFORMED as error:  # drop it, keep the others
+                origin = self._origin(sender)
+                text = f"dropped a malformed frame ({end - start} bytes) of a batch: {error}"
+                self.faults.warn("frame", f"{text} ({origin.lstrip()})" if origin else text)
+            except Exception as error:  # a bug: logged with its traceback, keep the others
+                what = frame_named(wire.kind_name(kind))
+                self.faults.failed(what, error, self._origin(sender))
 
     def _changes(
         self, sender: str, time: int, oids: Iterable[int], states: Iterable[bytes]
@@ -550,13 +586,14 @@ class Transport(Component):
             try:
                 meta = describe.read(description)
             except describe.DescriptionError as error:
-                self._warn(f"type '{name}' of process {peer.label}: {error}")
+                self.faults.warn("type", f"type '{name}' of process {peer.label}: {error}")
                 return None
             with self._lock:
                 meta = self._dynamic.setdefault((name, type_hash), meta)
             _log.info("type '%s' is not imported here: dynamic proxies for its objects", name)
         if meta is None:
-            self._warn(f"type '{name}' of process {peer.label} came without its description")
+            text = f"type '{name}' of process {peer.label} came without its description"
+            self.faults.warn("type", text)
             return None
         return meta, describe.dynamic_proxy(meta)
 
@@ -578,7 +615,7 @@ class Transport(Component):
             else:
                 payload = codec.encode_call(member.stl_name, args)
         except ValueError as error:
-            proxy._receive_result(call_id, None, CallFailed("ValueError", str(error)))
+            proxy._receive_result_(call_id, None, CallFailed("ValueError", str(error)))
             return
         data = wire.Invoke(self.zid, call_id, handle.oid, setter, payload).encode()
         peer.calls.add(call_id, proxy, member)
@@ -589,21 +626,35 @@ class Transport(Component):
                 f"call of {handle.address}.{member.stl_name} needs {len(data)} bytes,"
                 f" over maxMessageBytes ({limit})"
             )
-            proxy._receive_result(call_id, None, CallFailed("MessageTooLarge", text))
+            proxy._receive_result_(call_id, None, CallFailed("MessageTooLarge", text))
 
     def remote_clock(self, proxy: Any) -> RemoteClock:
         """For a master here: the kernel clock of another process behind ``proxy``."""
         with self._lock:
             clock = self._remote_clocks.get(proxy)
             if clock is None:
-                handle = proxy._endpoint
+                handle = proxy._endpoint_
                 assert isinstance(handle, RemoteHandle)
                 clock = self._remote_clocks[proxy] = RemoteClock(self, handle, proxy)
             return clock
 
-    def _warn(self, text: str) -> None:
-        """At most one warning a second: a flood of bad frames must not flood the log."""
-        now = time.monotonic()
-        if now - self._warned_at >= 1.0:
-            self._warned_at = now
-            _log.warning("%s", text)
+    def _origin(self, zid: str) -> str:
+        """Whence a message came, to say so in a log line ("" when not known)."""
+        if not zid:
+            return ""
+        peer = self._peers.get(zid)
+        return f" from process {peer.label if peer is not None else zid}"
+
+    def _guarded(
+        self, what: str, handler: Callable[[zenoh.Sample], None]
+    ) -> Callable[[zenoh.Sample], None]:
+        """``handler`` as a Zenoh callback: a failure is logged with its cause, not raised into
+        Zenoh's thread."""
+
+        def callback(sample: zenoh.Sample) -> None:
+            try:
+                handler(sample)
+            except Exception as error:  # a bug: logged with its traceback, keep running
+                self.faults.failed(what, error)
+
+        return callback

@@ -19,6 +19,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from sengen.runtime.errors import SengenError
+
 MAGIC = b"SG"
 VERSION = 2  # 2: a commit's changes in columns (Changes)
 
@@ -34,7 +36,7 @@ _CHANGES_HEAD = struct.Struct("<qI")  # the time and the count of a commit's cha
 _MAX_TEXT = 1 << 16  # names, queries and error texts: anything longer is not ours
 
 
-class WireError(ValueError):
+class WireError(SengenError, ValueError):
     """A frame that cannot be decoded."""
 
 
@@ -559,6 +561,23 @@ def decode(data: bytes) -> Frame:
     r = _Reader(data, _HEAD.size)
     sender = r.text()
     return frame_type.read(sender, r)
+
+
+def kind_name(kind: int) -> str:
+    """The name of a frame kind, to name a frame in a log line."""
+    frame_type = _KINDS.get(kind)
+    return frame_type.__name__ if frame_type is not None else f"kind {kind}"
+
+
+def sender_of(data: bytes) -> str:
+    """The sender a message's header names, or "" when its header cannot be read: to say where
+    a message that fails to decode came from."""
+    if len(data) < _HEAD.size or _HEAD.unpack_from(data, 0)[0] != MAGIC:
+        return ""
+    try:
+        return _Reader(data, _HEAD.size).text()
+    except WireError:
+        return ""
 
 
 def read_item(sender: str, kind: int, body: bytes) -> Frame:

@@ -14,6 +14,8 @@ from typing import Any, Final
 import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
+
+from sengen.runtime.errors import SengenError
 from sengen.runtime.kernel.config.models import (
     CONFIG_ERROR,
     BuildEntry,
@@ -53,7 +55,7 @@ _TYPE_MESSAGES: Final = {
 }
 
 
-class ConfigurationError(ValueError):
+class ConfigurationError(SengenError, ValueError):
     """Every problem of a configuration, one ``<file>: <key path>: <message>`` line each."""
 
     def __init__(
@@ -154,8 +156,28 @@ def validation_messages(exc: ValidationError, model: type[BaseModel]) -> list[tu
     found = []
     for err in exc.errors():
         loc: KeyPath = tuple(err["loc"])
-        found.append((loc, _Validator._message(err, loc, model, {})))
+        found.append((loc, _message(err, loc, model, {})))
     return found
+
+
+def _message(
+    err: ErrorDetails, loc: KeyPath, model: type[BaseModel], missing: dict[KeyPath, str]
+) -> str:
+    kind = err["type"]
+    if kind == CONFIG_ERROR:
+        return str(err.get("ctx", {}).get("message", "invalid value"))
+    if kind in ("missing", "too_short"):
+        generic = tuple(-1 if isinstance(p, int) else p for p in loc)
+        if generic in missing:
+            return missing[generic]
+        if kind == "too_short":
+            return "must not be empty"
+        return f"missing required key '{loc[-1]}'"
+    if kind == "extra_forbidden":
+        return _suggest(str(loc[-1]), _keys_at(model, loc[:-1]))
+    if kind in _TYPE_MESSAGES:
+        return f"{_TYPE_MESSAGES[kind]}, got {show(err['input'])}"
+    return f"invalid value {show(err['input'])}"
 
 
 class _Validator:
@@ -189,27 +211,7 @@ class _Validator:
     ) -> None:
         for err in exc.errors():
             loc: KeyPath = tuple(err["loc"])
-            self.error(prefix + loc, self._message(err, loc, model, missing))
-
-    @staticmethod
-    def _message(
-        err: ErrorDetails, loc: KeyPath, model: type[BaseModel], missing: dict[KeyPath, str]
-    ) -> str:
-        kind = err["type"]
-        if kind == CONFIG_ERROR:
-            return str(err.get("ctx", {}).get("message", "invalid value"))
-        if kind in ("missing", "too_short"):
-            generic = tuple(-1 if isinstance(p, int) else p for p in loc)
-            if generic in missing:
-                return missing[generic]
-            if kind == "too_short":
-                return "must not be empty"
-            return f"missing required key '{loc[-1]}'"
-        if kind == "extra_forbidden":
-            return _suggest(str(loc[-1]), _keys_at(model, loc[:-1]))
-        if kind in _TYPE_MESSAGES:
-            return f"{_TYPE_MESSAGES[kind]}, got {show(err['input'])}"
-        return f"invalid value {show(err['input'])}"
+            self.error(prefix + loc, _message(err, loc, model, missing))
 
     # -- sections ---------------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import PydanticCustomError
+
 from sengen.runtime.objects.addresses import bus_address_problem, object_name_problem
 from sengen.runtime.objects.duration import Duration, TimeValueError
 

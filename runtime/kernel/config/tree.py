@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+
 from sengen.runtime.kernel.config.envsubst import substitute_env
 
 KeyPath = tuple[str | int, ...]

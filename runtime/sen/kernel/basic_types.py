@@ -26,7 +26,7 @@ class RunMode(_enum.Enum):
     """start every group, wait 100 ms, stop: a smoke test"""
 
 
-_META_RunMode = _rt.EnumMeta(
+META_RunMode = _rt.EnumMeta(
     "sen.kernel.RunMode",
     "How the kernel advances time.",
     0xBDADEED258CF9810,
@@ -48,7 +48,7 @@ _META_RunMode = _rt.EnumMeta(
     ),
     py_class=RunMode,
 )
-_rt.registry.register_type(_SCOPE, __name__, _META_RunMode)
+_rt.registry.register_type(_SCOPE, __name__, META_RunMode)
 
 
 @_dc.dataclass(frozen=True, slots=True, init=False)
@@ -84,7 +84,7 @@ _rt.registry.register_type(_SCOPE, __name__, BuildInfo.META)
 
 Names: _t.TypeAlias = tuple[str, ...]
 """Sequence sen.kernel.Names."""
-_META_Names = _rt.SequenceMeta(
+META_Names = _rt.SequenceMeta(
     "sen.kernel.Names",
     "",
     0xAB22A49CC1750378,
@@ -92,29 +92,29 @@ _META_Names = _rt.SequenceMeta(
     max_size=None,
     is_bytes=False,
 )
-_rt.registry.register_type(_SCOPE, __name__, _META_Names)
+_rt.registry.register_type(_SCOPE, __name__, META_Names)
 
 
 MaybeDuration: _t.TypeAlias = _rt.Duration | None
 """Optional sen.kernel.MaybeDuration."""
-_META_MaybeDuration = _rt.OptionalMeta(
+META_MaybeDuration = _rt.OptionalMeta(
     "sen.kernel.MaybeDuration",
     "",
     0x9084D19711C7A825,
     target=_rt.DURATION,
 )
-_rt.registry.register_type(_SCOPE, __name__, _META_MaybeDuration)
+_rt.registry.register_type(_SCOPE, __name__, META_MaybeDuration)
 
 
 MaybeCount: _t.TypeAlias = int | None
 """Optional sen.kernel.MaybeCount."""
-_META_MaybeCount = _rt.OptionalMeta(
+META_MaybeCount = _rt.OptionalMeta(
     "sen.kernel.MaybeCount",
     "",
     0x7C99302C09C50338,
     target=_rt.I64,
 )
-_rt.registry.register_type(_SCOPE, __name__, _META_MaybeCount)
+_rt.registry.register_type(_SCOPE, __name__, META_MaybeCount)
 
 
 @_dc.dataclass(frozen=True, slots=True, init=False)
@@ -150,7 +150,7 @@ KernelParams.META = _rt.StructMeta(
     0x6C1AB8DBCC37E532,
     parent=None,
     fields=(
-        _rt.FieldMeta("runMode", "run_mode", _META_RunMode, "how time advances"),
+        _rt.FieldMeta("runMode", "run_mode", META_RunMode, "how time advances"),
         _rt.FieldMeta(
             "clockMaster",
             "clock_master",

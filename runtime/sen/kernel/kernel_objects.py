@@ -14,7 +14,7 @@ from . import monitoring as _sen__kernel__monitoring
 _rt.check_interface(1, __name__)
 _SCOPE = _rt.scope_of(__name__, 3)
 
-_META_KernelApi = _rt.ClassMeta(
+META_KernelApi = _rt.ClassMeta(
     "sen.kernel.KernelApi",
     "The kernel, as an object: published as 'api' on kernel.bus.",
     "sen/kernel/kernel_objects.stl:7",
@@ -49,7 +49,7 @@ _META_KernelApi = _rt.ClassMeta(
             "getTypes",
             "get_types",
             (),
-            _sen__kernel__basic_types._META_Names,
+            _sen__kernel__basic_types.META_Names,
             True,
             _rt.Transport.CONFIRMED,
             False,
@@ -71,7 +71,7 @@ _META_KernelApi = _rt.ClassMeta(
             "getUnits",
             "get_units",
             (),
-            _sen__kernel__basic_types._META_Names,
+            _sen__kernel__basic_types.META_Names,
             True,
             _rt.Transport.CONFIRMED,
             False,
@@ -125,7 +125,7 @@ class KernelApi(_rt.Object):
     """The kernel, as an object: published as 'api' on kernel.bus."""
 
     __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = _META_KernelApi
+    META: _t.ClassVar[_rt.ClassMeta] = META_KernelApi
 
     if _t.TYPE_CHECKING:
 
@@ -144,7 +144,7 @@ class KernelApi(_rt.Object):
         timeout: _rt.Duration | None = None,
     ) -> _rt.Call[None]:
         """Stop the kernel with exit code 0."""
-        return self._call("shutdown", (), on_result, timeout)
+        return self._call_("shutdown", (), on_result, timeout)
 
     def get_types(
         self,
@@ -153,7 +153,7 @@ class KernelApi(_rt.Object):
         timeout: _rt.Duration | None = None,
     ) -> _rt.Call[_sen__kernel__basic_types.Names]:
         """The qualified names of every registered type."""
-        return self._call("getTypes", (), on_result, timeout)
+        return self._call_("getTypes", (), on_result, timeout)
 
     def get_config(
         self,
@@ -164,7 +164,7 @@ class KernelApi(_rt.Object):
         timeout: _rt.Duration | None = None,
     ) -> _rt.Call[_sen__kernel__basic_types.KernelParams]:
         """The kernel parameters in effect."""
-        return self._call("getConfig", (), on_result, timeout)
+        return self._call_("getConfig", (), on_result, timeout)
 
     def get_units(
         self,
@@ -173,7 +173,7 @@ class KernelApi(_rt.Object):
         timeout: _rt.Duration | None = None,
     ) -> _rt.Call[_sen__kernel__basic_types.Names]:
         """The abbreviations of the known quantity units."""
-        return self._call("getUnits", (), on_result, timeout)
+        return self._call_("getUnits", (), on_result, timeout)
 
     def fetch_component_monitoring_info(
         self,
@@ -184,7 +184,7 @@ class KernelApi(_rt.Object):
         timeout: _rt.Duration | None = None,
     ) -> _rt.Call[_sen__kernel__monitoring.ComponentMonitoringInfo]:
         """The calling component's own monitoring entry."""
-        return self._call("fetchComponentMonitoringInfo", (), on_result, timeout)
+        return self._call_("fetchComponentMonitoringInfo", (), on_result, timeout)
 
     def fetch_monitoring_info(
         self,
@@ -195,7 +195,7 @@ class KernelApi(_rt.Object):
         timeout: _rt.Duration | None = None,
     ) -> _rt.Call[_sen__kernel__monitoring.KernelMonitoringInfo]:
         """The monitoring entries of every component of this kernel."""
-        return self._call("fetchMonitoringInfo", (), on_result, timeout)
+        return self._call_("fetchMonitoringInfo", (), on_result, timeout)
 
 
 class KernelApiBaseEvents(KernelApiEvents):
@@ -268,7 +268,7 @@ _rt.registry.register_class(
 )
 
 
-_META_VirtualClock = _rt.ClassMeta(
+META_VirtualClock = _rt.ClassMeta(
     "sen.kernel.VirtualClock",
     "A virtual clock.",
     "sen/kernel/kernel_objects.stl:32",
@@ -305,7 +305,7 @@ class VirtualClock(_rt.Object):
     """A virtual clock."""
 
     __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = _META_VirtualClock
+    META: _t.ClassVar[_rt.ClassMeta] = META_VirtualClock
 
     if _t.TYPE_CHECKING:
 
@@ -319,7 +319,7 @@ class VirtualClock(_rt.Object):
 
     def on_time_changed(self, callback: _t.Callable[[_rt.TimeStamp], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``time`` after each change."""
-        return self._on_changed("time", callback)
+        return self._on_changed_("time", callback)
 
 
 class VirtualClockBaseEvents(VirtualClockEvents):
@@ -374,7 +374,7 @@ _rt.registry.register_class(
 )
 
 
-_META_VirtualKernelClock = _rt.ClassMeta(
+META_VirtualKernelClock = _rt.ClassMeta(
     "sen.kernel.VirtualKernelClock",
     "The clock of one kernel: steps its stepped components.",
     "sen/kernel/kernel_objects.stl:39",
@@ -398,7 +398,7 @@ _META_VirtualKernelClock = _rt.ClassMeta(
             "flushOutputs",
             "flush_outputs",
             (),
-            _sen__kernel__basic_types._META_MaybeDuration,
+            _sen__kernel__basic_types.META_MaybeDuration,
             False,
             _rt.Transport.CONFIRMED,
             False,
@@ -423,7 +423,7 @@ class VirtualKernelClock(VirtualClock):
     """The clock of one kernel: steps its stepped components."""
 
     __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = _META_VirtualKernelClock
+    META: _t.ClassVar[_rt.ClassMeta] = META_VirtualKernelClock
 
     if _t.TYPE_CHECKING:
 
@@ -442,7 +442,7 @@ class VirtualKernelClock(VirtualClock):
         Arguments:
             delta: how far to advance; never negative
         """
-        return self._call("processNoFlush", (delta,), on_result, timeout)
+        return self._call_("processNoFlush", (delta,), on_result, timeout)
 
     def flush_outputs(
         self,
@@ -453,7 +453,7 @@ class VirtualKernelClock(VirtualClock):
         timeout: _rt.Duration | None = None,
     ) -> _rt.Call[_sen__kernel__basic_types.MaybeDuration]:
         """Commit the components run by the last processNoFlush; returns the time until the next due component, or none when nothing is stepped."""
-        return self._call("flushOutputs", (), on_result, timeout)
+        return self._call_("flushOutputs", (), on_result, timeout)
 
 
 class VirtualKernelClockBaseEvents(VirtualClockBaseEvents, VirtualKernelClockEvents):
@@ -513,7 +513,7 @@ _rt.registry.register_class(
 )
 
 
-_META_VirtualMasterClock = _rt.ClassMeta(
+META_VirtualMasterClock = _rt.ClassMeta(
     "sen.kernel.VirtualMasterClock",
     "The master clock: steps every kernel clock on its bus together.",
     "sen/kernel/kernel_objects.stl:52",
@@ -573,7 +573,7 @@ class VirtualMasterClock(VirtualClock):
     """The master clock: steps every kernel clock on its bus together."""
 
     __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = _META_VirtualMasterClock
+    META: _t.ClassVar[_rt.ClassMeta] = META_VirtualMasterClock
 
     if _t.TYPE_CHECKING:
 
@@ -587,7 +587,7 @@ class VirtualMasterClock(VirtualClock):
         timeout: _rt.Duration | None = None,
     ) -> _rt.Call[_rt.Duration]:
         """One step; returns the wall time it took."""
-        return self._call("step", (), on_result, timeout)
+        return self._call_("step", (), on_result, timeout)
 
     def steps(
         self,
@@ -601,7 +601,7 @@ class VirtualMasterClock(VirtualClock):
         Arguments:
             count: how many steps
         """
-        return self._call("steps", (count,), on_result, timeout)
+        return self._call_("steps", (count,), on_result, timeout)
 
     def advance_time(
         self,
@@ -615,7 +615,7 @@ class VirtualMasterClock(VirtualClock):
         Arguments:
             duration: how far to advance
         """
-        return self._call("advanceTime", (duration,), on_result, timeout)
+        return self._call_("advanceTime", (duration,), on_result, timeout)
 
 
 class VirtualMasterClockBaseEvents(VirtualClockBaseEvents, VirtualMasterClockEvents):

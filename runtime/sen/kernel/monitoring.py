@@ -120,7 +120,7 @@ ComponentMonitoringInfo.META = _rt.StructMeta(
         _rt.FieldMeta(
             "cycleTime",
             "cycle_time",
-            _sen__kernel__basic_types._META_MaybeDuration,
+            _sen__kernel__basic_types.META_MaybeDuration,
             "the period it loops with",
         ),
         _rt.FieldMeta(
@@ -129,61 +129,61 @@ ComponentMonitoringInfo.META = _rt.StructMeta(
         _rt.FieldMeta(
             "lastCycleExecutionCpuTime",
             "last_cycle_execution_cpu_time",
-            _sen__kernel__basic_types._META_MaybeDuration,
+            _sen__kernel__basic_types.META_MaybeDuration,
             "thread CPU of the whole last cycle",
         ),
         _rt.FieldMeta(
             "lastCycleComponentCpuTime",
             "last_cycle_component_cpu_time",
-            _sen__kernel__basic_types._META_MaybeDuration,
+            _sen__kernel__basic_types.META_MaybeDuration,
             "the part spent in its own code",
         ),
         _rt.FieldMeta(
             "lastCycleQueuedWorkCpuTime",
             "last_cycle_queued_work_cpu_time",
-            _sen__kernel__basic_types._META_MaybeDuration,
+            _sen__kernel__basic_types.META_MaybeDuration,
             "the part spent executing its work queue",
         ),
         _rt.FieldMeta(
             "worstCycleExecutionCpuTime",
             "worst_cycle_execution_cpu_time",
-            _sen__kernel__basic_types._META_MaybeDuration,
+            _sen__kernel__basic_types.META_MaybeDuration,
             "the costliest cycle except the first",
         ),
         _rt.FieldMeta(
             "worstCycleComponentCpuTime",
             "worst_cycle_component_cpu_time",
-            _sen__kernel__basic_types._META_MaybeDuration,
+            _sen__kernel__basic_types.META_MaybeDuration,
             "the component part of that same cycle",
         ),
         _rt.FieldMeta(
             "lastCycleStartDelay",
             "last_cycle_start_delay",
-            _sen__kernel__basic_types._META_MaybeDuration,
+            _sen__kernel__basic_types.META_MaybeDuration,
             "wake time minus slot time of the last wait",
         ),
         _rt.FieldMeta(
             "worstStartDelay",
             "worst_start_delay",
-            _sen__kernel__basic_types._META_MaybeDuration,
+            _sen__kernel__basic_types.META_MaybeDuration,
             "the largest start delay so far",
         ),
         _rt.FieldMeta(
             "overrunCount",
             "overrun_count",
-            _sen__kernel__basic_types._META_MaybeCount,
+            _sen__kernel__basic_types.META_MaybeCount,
             "cycles whose CPU time exceeded the period",
         ),
         _rt.FieldMeta(
             "missedFrameCount",
             "missed_frame_count",
-            _sen__kernel__basic_types._META_MaybeCount,
+            _sen__kernel__basic_types.META_MaybeCount,
             "cycles lost because work ended after its slot",
         ),
         _rt.FieldMeta(
             "oversleptCount",
             "overslept_count",
-            _sen__kernel__basic_types._META_MaybeCount,
+            _sen__kernel__basic_types.META_MaybeCount,
             "cycles lost because the thread woke too late",
         ),
     ),
@@ -194,7 +194,7 @@ _rt.registry.register_type(_SCOPE, __name__, ComponentMonitoringInfo.META)
 
 ComponentMonitoringInfos: _t.TypeAlias = tuple[ComponentMonitoringInfo, ...]
 """Sequence sen.kernel.ComponentMonitoringInfos."""
-_META_ComponentMonitoringInfos = _rt.SequenceMeta(
+META_ComponentMonitoringInfos = _rt.SequenceMeta(
     "sen.kernel.ComponentMonitoringInfos",
     "",
     0x035CFED95743FC02,
@@ -202,7 +202,7 @@ _META_ComponentMonitoringInfos = _rt.SequenceMeta(
     max_size=None,
     is_bytes=False,
 )
-_rt.registry.register_type(_SCOPE, __name__, _META_ComponentMonitoringInfos)
+_rt.registry.register_type(_SCOPE, __name__, META_ComponentMonitoringInfos)
 
 
 @_dc.dataclass(frozen=True, slots=True, init=False)
@@ -236,13 +236,13 @@ _rt.registry.register_type(_SCOPE, __name__, TransportStats.META)
 
 MaybeTransportStats: _t.TypeAlias = TransportStats | None
 """Optional sen.kernel.MaybeTransportStats."""
-_META_MaybeTransportStats = _rt.OptionalMeta(
+META_MaybeTransportStats = _rt.OptionalMeta(
     "sen.kernel.MaybeTransportStats",
     "",
     0xF89A8B40732778A5,
     target=TransportStats.META,
 )
-_rt.registry.register_type(_SCOPE, __name__, _META_MaybeTransportStats)
+_rt.registry.register_type(_SCOPE, __name__, META_MaybeTransportStats)
 
 
 @_dc.dataclass(frozen=True, slots=True, init=False)
@@ -279,18 +279,18 @@ KernelMonitoringInfo.META = _rt.StructMeta(
     parent=None,
     fields=(
         _rt.FieldMeta(
-            "runMode", "run_mode", _sen__kernel__basic_types._META_RunMode, "how time advances"
+            "runMode", "run_mode", _sen__kernel__basic_types.META_RunMode, "how time advances"
         ),
         _rt.FieldMeta(
             "transportStats",
             "transport_stats",
-            _META_MaybeTransportStats,
+            META_MaybeTransportStats,
             "none without a transport",
         ),
         _rt.FieldMeta(
             "components",
             "components",
-            _META_ComponentMonitoringInfos,
+            META_ComponentMonitoringInfos,
             "in runner order, the kernel component included",
         ),
     ),

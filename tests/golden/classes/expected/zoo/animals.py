@@ -11,7 +11,7 @@ from sengen.runtime import abi as _rt
 _rt.check_interface(1, __name__)
 _SCOPE = _rt.scope_of(__name__, 2)
 
-_META_Animal = _rt.ClassMeta(
+META_Animal = _rt.ClassMeta(
     "zoo.Animal",
     "A living thing in the zoo.",
     "zoo/animals.stl:4",
@@ -89,7 +89,7 @@ class Animal(_rt.Object):
     """A living thing in the zoo."""
 
     __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = _META_Animal
+    META: _t.ClassVar[_rt.ClassMeta] = META_Animal
 
     if _t.TYPE_CHECKING:
 
@@ -113,7 +113,7 @@ class Animal(_rt.Object):
 
     def on_hunger_changed(self, callback: _t.Callable[[float], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``hunger`` after each change."""
-        return self._on_changed("hunger", callback)
+        return self._on_changed_("hunger", callback)
 
     def feed(
         self,
@@ -127,7 +127,7 @@ class Animal(_rt.Object):
         Arguments:
             amount: grams of food
         """
-        return self._call("feed", (amount,), on_result, timeout)
+        return self._call_("feed", (amount,), on_result, timeout)
 
 
 class AnimalBaseEvents(AnimalEvents):
@@ -199,7 +199,7 @@ class AnimalRemoteProxy(_rt.RemoteProxy, Animal):
 _rt.registry.register_class(__name__, Animal, AnimalBase, AnimalLocalProxy, AnimalRemoteProxy)
 
 
-_META_Cat = _rt.ClassMeta(
+META_Cat = _rt.ClassMeta(
     "zoo.Cat",
     "",
     "zoo/animals.stl:22",
@@ -273,7 +273,7 @@ class Cat(Animal):
     """Class zoo.Cat."""
 
     __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = _META_Cat
+    META: _t.ClassVar[_rt.ClassMeta] = META_Cat
 
     if _t.TYPE_CHECKING:
 
@@ -292,19 +292,19 @@ class Cat(Animal):
 
     def on_name2_changed(self, callback: _t.Callable[[str], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``name2`` after each change."""
-        return self._on_changed("name2", callback)
+        return self._on_changed_("name2", callback)
 
     def set_next_name2(self, value: str) -> _rt.Call[None] | None:
         """Ask the owner to set ``name2``; visible after the owner's commit."""
-        return self._setter_call("name2", value)
+        return self._setter_call_("name2", value)
 
     def on_mood_changed(self, callback: _t.Callable[[str], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``mood`` after each change."""
-        return self._on_changed("mood", callback)
+        return self._on_changed_("mood", callback)
 
     def set_next_mood(self, value: str) -> _rt.Call[None] | None:
         """Ask the owner to set ``mood``; visible after the owner's commit."""
-        return self._setter_call("mood", value)
+        return self._setter_call_("mood", value)
 
     def purr(
         self,
@@ -313,7 +313,7 @@ class Cat(Animal):
         timeout: _rt.Duration | None = None,
     ) -> _rt.Call[str]:
         """Call ``purr``."""
-        return self._call("purr", (), on_result, timeout)
+        return self._call_("purr", (), on_result, timeout)
 
     def meow(self, times: int) -> None:
         """Call ``meow``."""
@@ -327,7 +327,7 @@ class Cat(Animal):
         timeout: _rt.Duration | None = None,
     ) -> _rt.Call[str]:
         """Call ``fetch``."""
-        return self._call("fetch", (what,), on_result, timeout)
+        return self._call_("fetch", (what,), on_result, timeout)
 
 
 class CatBaseEvents(AnimalBaseEvents, CatEvents):
@@ -420,7 +420,7 @@ class CatRemoteProxy(AnimalRemoteProxy, Cat):
 _rt.registry.register_class(__name__, Cat, CatBase, CatLocalProxy, CatRemoteProxy)
 
 
-_META_Beacon = _rt.ClassMeta(
+META_Beacon = _rt.ClassMeta(
     "zoo.Beacon",
     "No methods: usable from configuration alone.",
     "zoo/animals.stl:35",
@@ -477,7 +477,7 @@ class Beacon(_rt.Object):
     """No methods: usable from configuration alone."""
 
     __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = _META_Beacon
+    META: _t.ClassVar[_rt.ClassMeta] = META_Beacon
 
     if _t.TYPE_CHECKING:
 
@@ -501,15 +501,15 @@ class Beacon(_rt.Object):
 
     def on_count_changed(self, callback: _t.Callable[[int], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``count`` after each change."""
-        return self._on_changed("count", callback)
+        return self._on_changed_("count", callback)
 
     def on_type_changed(self, callback: _t.Callable[[str], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``type`` after each change."""
-        return self._on_changed("type_", callback)
+        return self._on_changed_("type_", callback)
 
     def set_next_type(self, value: str) -> _rt.Call[None] | None:
         """Ask the owner to set ``type``; visible after the owner's commit."""
-        return self._setter_call("type", value)
+        return self._setter_call_("type", value)
 
 
 class BeaconBaseEvents(BeaconEvents):

@@ -14,7 +14,7 @@ _SCOPE = _rt.scope_of(__name__, 2)
 
 Ids: _t.TypeAlias = tuple[_base__common__common.Id, ...]
 """Sequence app.Ids."""
-_META_Ids = _rt.SequenceMeta(
+META_Ids = _rt.SequenceMeta(
     "app.Ids",
     "",
     0xDCB6E320887B478A,
@@ -22,10 +22,10 @@ _META_Ids = _rt.SequenceMeta(
     max_size=None,
     is_bytes=False,
 )
-_rt.registry.register_type(_SCOPE, __name__, _META_Ids)
+_rt.registry.register_type(_SCOPE, __name__, META_Ids)
 
 
-_META_Sensor = _rt.ClassMeta(
+META_Sensor = _rt.ClassMeta(
     "app.Sensor",
     "",
     "app/app.stl:7",
@@ -36,7 +36,7 @@ _META_Sensor = _rt.ClassMeta(
         _rt.PropertyMeta(
             "readings",
             "readings",
-            _META_Ids,
+            META_Ids,
             _rt.Category.DYNAMIC_RO,
             _rt.Transport.CONFIRMED,
             False,
@@ -60,7 +60,7 @@ _META_Sensor = _rt.ClassMeta(
             "alarm",
             "alarm",
             (
-                _rt.ArgMeta("level", "level", _base__common__common._META_Level, ""),
+                _rt.ArgMeta("level", "level", _base__common__common.META_Level, ""),
                 _rt.ArgMeta("lambda", "lambda_", _rt.STRING, ""),
             ),
             _rt.Transport.MULTICAST,
@@ -84,7 +84,7 @@ class Sensor(_base__common__common.Device):
     """Class app.Sensor."""
 
     __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = _META_Sensor
+    META: _t.ClassVar[_rt.ClassMeta] = META_Sensor
 
     if _t.TYPE_CHECKING:
 
@@ -103,11 +103,11 @@ class Sensor(_base__common__common.Device):
 
     def on_readings_changed(self, callback: _t.Callable[[Ids], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``readings`` after each change."""
-        return self._on_changed("readings", callback)
+        return self._on_changed_("readings", callback)
 
     def on_property_changed(self, callback: _t.Callable[[float], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``property`` after each change."""
-        return self._on_changed("property_", callback)
+        return self._on_changed_("property_", callback)
 
 
 class SensorBaseEvents(_base__common__common.DeviceBaseEvents, SensorEvents):

@@ -24,7 +24,7 @@ class Style(_enum.Enum):
     """a Python keyword as an enumerator"""
 
 
-_META_Style = _rt.EnumMeta(
+META_Style = _rt.EnumMeta(
     "shapes.Style",
     "How a shape is drawn.",
     0x21065F5C83332789,
@@ -36,7 +36,7 @@ _META_Style = _rt.EnumMeta(
     ),
     py_class=Style,
 )
-_rt.registry.register_type(_SCOPE, __name__, _META_Style)
+_rt.registry.register_type(_SCOPE, __name__, META_Style)
 
 
 @_dc.dataclass(frozen=True, slots=True, init=False)
@@ -100,7 +100,7 @@ Point3.META = _rt.StructMeta(
 _rt.registry.register_type(_SCOPE, __name__, Point3.META)
 
 
-_META_Length = _rt.QuantityMeta(
+META_Length = _rt.QuantityMeta(
     "shapes.Length",
     "",
     0xDA2D8CD154850D00,
@@ -109,12 +109,12 @@ _META_Length = _rt.QuantityMeta(
     minimum=0.0,
     maximum=100.0,
 )
-Length: _t.TypeAlias = _t.Annotated[float, _META_Length]
+Length: _t.TypeAlias = _t.Annotated[float, META_Length]
 """Quantity shapes.Length."""
-_rt.registry.register_type(_SCOPE, __name__, _META_Length)
+_rt.registry.register_type(_SCOPE, __name__, META_Length)
 
 
-_META_Count = _rt.QuantityMeta(
+META_Count = _rt.QuantityMeta(
     "shapes.Count",
     "",
     0x56678C8F41CCEE74,
@@ -123,25 +123,25 @@ _META_Count = _rt.QuantityMeta(
     minimum=None,
     maximum=None,
 )
-Count: _t.TypeAlias = _t.Annotated[int, _META_Count]
+Count: _t.TypeAlias = _t.Annotated[int, META_Count]
 """Quantity shapes.Count."""
-_rt.registry.register_type(_SCOPE, __name__, _META_Count)
+_rt.registry.register_type(_SCOPE, __name__, META_Count)
 
 
-_META_Label = _rt.AliasMeta(
+META_Label = _rt.AliasMeta(
     "shapes.Label",
     "",
     0xCE4A8407CDD87B4E,
     target=_rt.STRING,
 )
-Label: _t.TypeAlias = _t.Annotated[str, _META_Label]
+Label: _t.TypeAlias = _t.Annotated[str, META_Label]
 """Alias shapes.Label."""
-_rt.registry.register_type(_SCOPE, __name__, _META_Label)
+_rt.registry.register_type(_SCOPE, __name__, META_Label)
 
 
 Path: _t.TypeAlias = tuple[Point, ...]
 """Sequence shapes.Path."""
-_META_Path = _rt.SequenceMeta(
+META_Path = _rt.SequenceMeta(
     "shapes.Path",
     "",
     0x3000E6AAB562F435,
@@ -149,12 +149,12 @@ _META_Path = _rt.SequenceMeta(
     max_size=None,
     is_bytes=False,
 )
-_rt.registry.register_type(_SCOPE, __name__, _META_Path)
+_rt.registry.register_type(_SCOPE, __name__, META_Path)
 
 
 Corners: _t.TypeAlias = tuple[Point, ...]
 """Sequence shapes.Corners."""
-_META_Corners = _rt.SequenceMeta(
+META_Corners = _rt.SequenceMeta(
     "shapes.Corners",
     "",
     0xCEBFD362F0C6BAC8,
@@ -162,12 +162,12 @@ _META_Corners = _rt.SequenceMeta(
     max_size=4,
     is_bytes=False,
 )
-_rt.registry.register_type(_SCOPE, __name__, _META_Corners)
+_rt.registry.register_type(_SCOPE, __name__, META_Corners)
 
 
 Vector: _t.TypeAlias = tuple[float, ...]
 """Array shapes.Vector."""
-_META_Vector = _rt.ArrayMeta(
+META_Vector = _rt.ArrayMeta(
     "shapes.Vector",
     "",
     0x0E297D15AAF53B7E,
@@ -175,12 +175,12 @@ _META_Vector = _rt.ArrayMeta(
     size=3,
     is_bytes=False,
 )
-_rt.registry.register_type(_SCOPE, __name__, _META_Vector)
+_rt.registry.register_type(_SCOPE, __name__, META_Vector)
 
 
 Blob: _t.TypeAlias = bytes
 """Sequence shapes.Blob."""
-_META_Blob = _rt.SequenceMeta(
+META_Blob = _rt.SequenceMeta(
     "shapes.Blob",
     "",
     0x01345A8DD3EE5517,
@@ -188,55 +188,55 @@ _META_Blob = _rt.SequenceMeta(
     max_size=None,
     is_bytes=True,
 )
-_rt.registry.register_type(_SCOPE, __name__, _META_Blob)
+_rt.registry.register_type(_SCOPE, __name__, META_Blob)
 
 
-_META_MyByte = _rt.AliasMeta(
+META_MyByte = _rt.AliasMeta(
     "shapes.MyByte",
     "",
     0xC1507B7953D3C6F6,
     target=_rt.U8,
 )
-MyByte: _t.TypeAlias = _t.Annotated[int, _META_MyByte]
+MyByte: _t.TypeAlias = _t.Annotated[int, META_MyByte]
 """Alias shapes.MyByte."""
-_rt.registry.register_type(_SCOPE, __name__, _META_MyByte)
+_rt.registry.register_type(_SCOPE, __name__, META_MyByte)
 
 
 TwoBytes: _t.TypeAlias = tuple[MyByte, ...]
 """Array shapes.TwoBytes."""
-_META_TwoBytes = _rt.ArrayMeta(
+META_TwoBytes = _rt.ArrayMeta(
     "shapes.TwoBytes",
     "",
     0x5B9C52425E265270,
-    element=_META_MyByte,
+    element=META_MyByte,
     size=2,
     is_bytes=False,
 )
-_rt.registry.register_type(_SCOPE, __name__, _META_TwoBytes)
+_rt.registry.register_type(_SCOPE, __name__, META_TwoBytes)
 
 
 MaybePoint: _t.TypeAlias = Point | None
 """Optional shapes.MaybePoint."""
-_META_MaybePoint = _rt.OptionalMeta(
+META_MaybePoint = _rt.OptionalMeta(
     "shapes.MaybePoint",
     "",
     0x55D74379AAEFB212,
     target=Point.META,
 )
-_rt.registry.register_type(_SCOPE, __name__, _META_MaybePoint)
+_rt.registry.register_type(_SCOPE, __name__, META_MaybePoint)
 
 
 Labels: _t.TypeAlias = tuple[Label, ...]
 """Sequence shapes.Labels."""
-_META_Labels = _rt.SequenceMeta(
+META_Labels = _rt.SequenceMeta(
     "shapes.Labels",
     "",
     0x3DC82B4E36DCC2E7,
-    element=_META_Label,
+    element=META_Label,
     max_size=None,
     is_bytes=False,
 )
-_rt.registry.register_type(_SCOPE, __name__, _META_Labels)
+_rt.registry.register_type(_SCOPE, __name__, META_Labels)
 
 
 @_dc.dataclass(frozen=True, slots=True, init=False)
@@ -297,7 +297,7 @@ Measure.META = _rt.VariantMeta(
     alternatives=(
         _rt.AlternativeMeta("u64", 0, _rt.U64, ""),
         _rt.AlternativeMeta("i32", 1, _rt.I32, ""),
-        _rt.AlternativeMeta("Label", 2, _META_Label, ""),
+        _rt.AlternativeMeta("Label", 2, META_Label, ""),
         _rt.AlternativeMeta("string", 3, _rt.STRING, ""),
         _rt.AlternativeMeta("Point", 4, Point.META, ""),
     ),
@@ -330,7 +330,7 @@ Only.META = _rt.VariantMeta(
     "shapes.Only",
     "One alternative only.",
     0xC6403D6F553FAA39,
-    alternatives=(_rt.AlternativeMeta("Length", 0, _META_Length, ""),),
+    alternatives=(_rt.AlternativeMeta("Length", 0, META_Length, ""),),
     py_class=Only,
 )
 _rt.registry.register_type(_SCOPE, __name__, Only.META)
@@ -382,12 +382,12 @@ Everything.META = _rt.StructMeta(
     0xFF4EA6E7AC30681D,
     parent=None,
     fields=(
-        _rt.FieldMeta("style", "style", _META_Style, ""),
-        _rt.FieldMeta("where", "where", _META_MaybePoint, ""),
-        _rt.FieldMeta("route", "route", _META_Path, ""),
-        _rt.FieldMeta("size", "size", _META_Length, ""),
-        _rt.FieldMeta("tags", "tags", _META_Labels, ""),
-        _rt.FieldMeta("raw", "raw", _META_Blob, ""),
+        _rt.FieldMeta("style", "style", META_Style, ""),
+        _rt.FieldMeta("where", "where", META_MaybePoint, ""),
+        _rt.FieldMeta("route", "route", META_Path, ""),
+        _rt.FieldMeta("size", "size", META_Length, ""),
+        _rt.FieldMeta("tags", "tags", META_Labels, ""),
+        _rt.FieldMeta("raw", "raw", META_Blob, ""),
         _rt.FieldMeta("from", "from_", _rt.DURATION, "reserved as a field name"),
         _rt.FieldMeta("at", "at", _rt.TIMESTAMP, ""),
     ),

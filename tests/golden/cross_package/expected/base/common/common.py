@@ -44,7 +44,7 @@ class Level(_enum.Enum):
     high = 1
 
 
-_META_Level = _rt.EnumMeta(
+META_Level = _rt.EnumMeta(
     "base.common.Level",
     "",
     0x9C17545D1162669D,
@@ -55,10 +55,10 @@ _META_Level = _rt.EnumMeta(
     ),
     py_class=Level,
 )
-_rt.registry.register_type(_SCOPE, __name__, _META_Level)
+_rt.registry.register_type(_SCOPE, __name__, META_Level)
 
 
-_META_Device = _rt.ClassMeta(
+META_Device = _rt.ClassMeta(
     "base.common.Device",
     "",
     "base/common.stl:10",
@@ -72,7 +72,7 @@ _META_Device = _rt.ClassMeta(
         _rt.PropertyMeta(
             "level",
             "level",
-            _META_Level,
+            META_Level,
             _rt.Category.DYNAMIC_RW,
             _rt.Transport.MULTICAST,
             False,
@@ -98,7 +98,7 @@ class Device(_rt.Object):
     """Class base.common.Device."""
 
     __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = _META_Device
+    META: _t.ClassVar[_rt.ClassMeta] = META_Device
 
     if _t.TYPE_CHECKING:
 
@@ -117,11 +117,11 @@ class Device(_rt.Object):
 
     def on_level_changed(self, callback: _t.Callable[[Level], None]) -> _rt.Connection:
         """Call ``callback`` with the new value of ``level`` after each change."""
-        return self._on_changed("level", callback)
+        return self._on_changed_("level", callback)
 
     def set_next_level(self, value: Level) -> _rt.Call[None] | None:
         """Ask the owner to set ``level``; visible after the owner's commit."""
-        return self._setter_call("level", value)
+        return self._setter_call_("level", value)
 
 
 class DeviceBaseEvents(DeviceEvents):

@@ -1,19 +1,16 @@
-"""Both ends of an object crossing a process boundary (runtime.md §8.1), transport-neutral.
+"""The producer's side of an object crossing a process boundary (runtime.md §8.1),
+transport-neutral: what this process shows another one.
 
-On the producer's side an :class:`Outbox` per remote process holds one subscription per
-interest that process announced. Its subscriptions use the change-log mode of the owners'
-publishers, run at once on the owner's thread (:class:`ImmediateContext`): the full state when an
-object starts matching, the changed properties of each commit, the events and the removal, all
-in the owner's commit order, so the frames leave in an order in which the snapshot always
-precedes the updates and a call's result follows the updates of its commit. The records of one
-commit leave as one message (``wire.Batch``).
+An :class:`Outbox` per remote process holds one subscription per interest that process
+announced. Its subscriptions use the change-log mode of the owners' publishers, run at once on
+the owner's thread (:class:`ImmediateContext`): the full state when an object starts matching,
+the changed properties of each commit, the events and the removal, all in the owner's commit
+order, so the frames leave in an order in which the snapshot always precedes the updates and a
+call's result follows the updates of its commit. The records of one commit leave as one message
+(``wire.Batch``). The calls that process sends to the objects it holds run on their owners
+(:meth:`Outbox.invoke`) and answer on the same stream.
 
-On the subscriber's side a :class:`RemoteHandle` per remote object holds its last known state
-and feeds the :class:`~sengen.runtime.objects.proxies.RemoteProxy` of every component that holds it;
-the handle is what the subscriber's ``Discovery`` receives as the object's owner. Changes stay
-encoded until someone reads them: a proxy decodes, at its drain, only the latest value of each
-property (``ClassCodec.latest``), so a subscriber slower than the owner pays for what it sees,
-not for every commit.
+The subscriber's side is :mod:`~sengen.runtime.components.transport.handles`.
 """
 
 from __future__ import annotations
@@ -24,27 +21,36 @@ import itertools
 import logging
 import operator
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, cast
 
+from sengen.runtime import Call, NativeObject
 from sengen.runtime.components.transport import wire
 from sengen.runtime.errors import CallDropped, CallError, CallFailed, CallTimeout, ObjectGone
-from sengen.runtime.kernel.discovery import Delivery, Discovery, Interests, LogRecord, Subscription
-from sengen.runtime.kernel.query import Query
-from sengen.runtime.objects.calls import Call
-from sengen.runtime.objects.codec import ClassCodec, Column, class_codec
-from sengen.runtime.objects.context import Context
-from sengen.runtime.objects.describe import describe
-from sengen.runtime.objects.meta import ClassMeta, EventMeta, MethodMeta, PropertyMeta
-from sengen.runtime.objects.objects import NativeObject, Object, Prop, route_call
-from sengen.runtime.objects.proxies import RemoteProxy, refused
+from sengen.runtime.kernel.extension import (
+    ClassCodec,
+    ClassMeta,
+    Column,
+    Context,
+    Delivery,
+    Discovery,
+    EventMeta,
+    Interests,
+    LogRecord,
+    MethodMeta,
+    Prop,
+    PropertyMeta,
+    Query,
+    Subscription,
+    class_codec,
+    describe,
+    route_call,
+)
 
 _log = logging.getLogger("sengen.transport")
 
 # (message, what it carries: named only if the message is refused, so built only then)
 Send = Callable[[bytes, Callable[[], str]], object]
-# A handle settles the changes it holds into its state once it holds this many.
-_SETTLE_AT = 64
 # A message goes before it would pass this much, and a longer commit is cut into messages of
 # this much: Zenoh's own batches are of this size, and its threads then write while the commit
 # goes on (in bench/transport.py, commits of 100 changes of 4 KiB went out 1.5 times as fast so
@@ -70,9 +76,6 @@ class _RemoteDiscovery(Discovery):
 
     def deliver(self, delivery: Delivery, own: bool) -> None:
         pass
-
-
-# -- the producer's side --------------------------------------------------------------------------
 
 
 class _Exposed(NamedTuple):
@@ -127,7 +130,7 @@ _oid_of = operator.attrgetter("oid")
 
 def _changed_what(changed: Sequence[tuple[NativeObject, Sequence[Prop]]]) -> str:
     ((obj, props),) = changed
-    return f"{obj._address} ({', '.join(p.meta.stl_name for p in props)})"
+    return f"{obj._address_} ({', '.join(p.meta.stl_name for p in props)})"
 
 
 def _a_commit() -> str:
@@ -135,13 +138,13 @@ def _a_commit() -> str:
 
 
 def _event_what(obj: NativeObject, meta: EventMeta) -> str:
-    return f"{obj._address}.{meta.stl_name}"
+    return f"{obj._address_}.{meta.stl_name}"
 
 
 class Outbox:
     """What this process shows one remote process: the objects matching its interests. It is
-    the :class:`~sengen.runtime.kernel.discovery.ChangeSink` of its subscriptions: the owners write
-    their commits' changes and events straight into the message being built."""
+    the :class:`~sengen.runtime.kernel.subscriptions.ChangeSink` of its subscriptions: the
+    owners write their commits' changes and events straight into the message being built."""
 
     def __init__(self, sender: str, space: Interests, send: Send, limit: int) -> None:
         self.sender = sender
@@ -258,7 +261,7 @@ class Outbox:
                 else:
                     state = found.codec.changed_state(obj, props)
             except (ValueError, TypeError) as error:  # a value checks let through
-                _log.error("set of %s not sent: %s", obj._address, error)
+                _log.error("set of %s not sent: %s", obj._address_, error)
                 continue
             oids.append(found.oid)
             states.append(state)
@@ -313,7 +316,7 @@ class Outbox:
                 try:
                     payload = found.codec.encode_event(meta.stl_name, args)
                 except (ValueError, TypeError) as error:
-                    _log.error("event of %s not sent: %s", obj._address, error)
+                    _log.error("event of %s not sent: %s", obj._address_, error)
                     continue
                 frame = wire.Emitted(self.sender, found.oid, time, payload)
                 self._add(frame.item(), functools.partial(_event_what, obj, meta))
@@ -338,7 +341,7 @@ class Outbox:
                         self._withdraw(iid, obj)
                 except (ValueError, TypeError) as error:  # a value checks let through
                     del self._message[start:]
-                    _log.error("%s of %s not sent: %s", kind, obj._address, error)
+                    _log.error("%s of %s not sent: %s", kind, obj._address_, error)
             self._flush()
 
     def _expose(self, iid: int, time: int, obj: NativeObject, state: dict[str, Any]) -> None:
@@ -347,7 +350,7 @@ class Outbox:
         holders = self._holders.get(obj)
         if holders is None:
             holders = self._holders[obj] = []
-            owner = obj._ctx
+            owner = obj._ctx_
             assert owner is not None  # an owner logs its registered objects
             codec = class_codec(obj.META)
             self._wire[obj] = _Exposed(obj.id, codec, codec.singles, owner)
@@ -360,12 +363,12 @@ class Outbox:
         description = b""
         if meta not in self._described:
             self._described.add(meta)
-            description = describe(meta)
+            description = describe.describe(meta)
         frame = wire.Added(
             self.sender, iid, obj.id, time, obj.bus or "", obj.name, meta.qualified_name,
             meta.type_hash, description, payload,
         )  # fmt: skip
-        self._add(frame.item(), lambda: obj._address)
+        self._add(frame.item(), lambda: obj._address_)
 
     def _withdraw(self, iid: int, obj: NativeObject) -> None:
         """``obj`` stopped matching interest ``iid``, or is gone (under the lock)."""
@@ -376,7 +379,7 @@ class Outbox:
             holders.remove(iid)
             if not holders:
                 self._forget(obj)
-        self._add(wire.Removed(self.sender, iid, oid).item(), lambda: obj._address)
+        self._add(wire.Removed(self.sender, iid, oid).item(), lambda: obj._address_)
 
     def _add(self, item: bytes, what: Callable[[], str], tail: bytes = b"") -> None:
         """An item of the message being built (under the lock); ``tail`` is the rest of it,
@@ -455,7 +458,7 @@ class Outbox:
         if refusal is not None:
             self.reply(frame.call_id, None, None, refusal)
             return
-        call: Call[Any] = Call(f"{target._address}.{member.stl_name}")
+        call: Call[Any] = Call(f"{target._address_}.{member.stl_name}")
         call.add_done_callback(lambda done: self._answer(frame.call_id, member, target, done))
         route_call(target, member, args, call, None)
 
@@ -495,7 +498,7 @@ class Outbox:
 
 def _refusal(target: NativeObject, member: MethodMeta | PropertyMeta) -> CallError | None:
     """Non-writable properties and ``[local]`` methods cannot be driven from outside (§8.2)."""
-    where = f"{target._address}.{member.stl_name}"
+    where = f"{target._address_}.{member.stl_name}"
     if isinstance(member, PropertyMeta):
         if not member.writable:
             return CallFailed("AttributeError", f"property '{where}' is not writable")
@@ -519,238 +522,3 @@ def _status(error: BaseException | None) -> tuple[int, str, str]:
     if isinstance(error, CallFailed):
         return wire.FAILED, error.type_name, error.message
     return wire.FAILED, type(error).__name__, str(error)
-
-
-def result_error(frame: wire.Result) -> CallError | None:
-    """The error a result frame carries, of the class the callee's side raised."""
-    if frame.status == wire.OK:
-        return None
-    if frame.status == wire.GONE:
-        return ObjectGone(frame.message)
-    if frame.status == wire.DROPPED:
-        return CallDropped(frame.message)
-    if frame.status == wire.TIMED_OUT:
-        return CallTimeout(frame.message)
-    return CallFailed(frame.error_type, frame.message)
-
-
-# -- the subscriber's side -------------------------------------------------------------------------
-
-
-class Calls:
-    """The calls this process has sent to one remote process and not yet seen answered."""
-
-    def __init__(self) -> None:
-        self._pending: dict[int, tuple[RemoteProxy, MethodMeta | PropertyMeta]] = {}
-        self._lock = threading.Lock()
-
-    def add(self, call_id: int, proxy: RemoteProxy, member: MethodMeta | PropertyMeta) -> None:
-        with self._lock:
-            self._pending[call_id] = (proxy, member)
-
-    def answered(self, frame: wire.Result) -> None:
-        with self._lock:
-            entry = self._pending.pop(frame.call_id, None)
-        if entry is None:
-            return  # a proxy already failed it (removal, loss)
-        proxy, member = entry
-        error = result_error(frame)
-        value = None
-        if error is None and isinstance(member, MethodMeta):
-            try:
-                value = class_codec(proxy.META).decode_result(member.stl_name, frame.value)
-            except ValueError as problem:
-                error = CallFailed("InvalidResult", str(problem))
-        proxy._receive_result(frame.call_id, value, error)
-
-    def forget(self, call_ids: set[int]) -> None:
-        with self._lock:
-            for call_id in call_ids:
-                self._pending.pop(call_id, None)
-
-
-class RemoteHandle:
-    """One object of another process, as this process knows it: its last state and the
-    proxies of the components that hold it."""
-
-    def __init__(
-        self,
-        meta: ClassMeta,
-        proxy_class: type[RemoteProxy],
-        zid: str,
-        oid: int,
-        name: str,
-        bus: str,
-        state: dict[str, Any],
-        time: int,
-        send_call: Callable[
-            [RemoteHandle, RemoteProxy, MethodMeta | PropertyMeta, tuple[Any, ...], int], None
-        ],
-        lock: threading.Lock,
-    ) -> None:
-        """``lock`` is shared by the handles of one owner process, so that a commit's changes
-        (:func:`deliver_changes`) take it once, not once per object."""
-        self.meta = meta
-        self._proxy_class = proxy_class  # generated, or dynamic for a class not imported here
-        self.zid = zid  # the owner's process
-        self.oid = oid
-        self.name = name
-        self.bus = bus
-        self.iids: set[int] = set()
-        self._state = state
-        self._time = time
-        self._unsettled: list[bytes] = []  # encoded changes not yet in _state, oldest first
-        self._send_call = send_call
-        self._proxies: list[RemoteProxy] = []
-        self._logs: list[Subscription] = []
-        self._lock = lock
-
-    @property
-    def address(self) -> str:
-        return f"{self.bus}.{self.name}"
-
-    @property
-    def META(self) -> ClassMeta:
-        return self.meta
-
-    def log(self, subscription: Subscription, adding: bool) -> None:
-        """A change-log subscription (a recorder) starts or stops holding this object: the
-        records a local owner would give it, from what arrives."""
-        with self._lock:
-            self._settle()
-            if adding:
-                self._logs.append(subscription)
-                record: LogRecord = ("add", self._time, self, self.meta.qualified_name,
-                                     dict(self._state))  # fmt: skip
-            else:
-                if subscription in self._logs:
-                    self._logs.remove(subscription)
-                record = ("remove", self._time, self, "", {})
-            _post(subscription, record)
-
-    def view_for(self, context: Context) -> Object:
-        """In the subscriber's drain: a proxy holding the latest state, fed from now on."""
-        with self._lock:
-            self._settle()
-            proxy = self._proxy_class(
-                self, context, self.name, self.bus, dict(self._state), self._time
-            )
-            self._proxies.append(proxy)
-        return proxy
-
-    # -- the proxies' endpoint --------------------------------------------------------------------
-
-    def send_call(
-        self,
-        proxy: RemoteProxy,
-        member: MethodMeta | PropertyMeta,
-        args: tuple[Any, ...],
-        call_id: int,
-    ) -> None:
-        self._send_call(self, proxy, member, args, call_id)
-
-    def subscribe_event(self, proxy: RemoteProxy, event: EventMeta) -> None:
-        """Every event of an object this process holds travels: nothing to ask for."""
-
-    def unsubscribe_event(self, proxy: RemoteProxy, event: EventMeta) -> None:
-        """See :meth:`subscribe_event`."""
-
-    def release(self, proxy: RemoteProxy) -> None:
-        with self._lock:
-            if proxy in self._proxies:
-                self._proxies.remove(proxy)
-
-    # -- arrivals (transport threads) ------------------------------------------------------------
-
-    def snapshot(self, state: dict[str, Any], time: int) -> None:
-        """A fresh full state (another interest matched, or a re-announcement): it supersedes
-        every change that came before it on the owner's stream."""
-        with self._lock:
-            self._unsettled.clear()
-            self._state.update(state)
-            self._time = time
-            names = _dynamic_names(self.meta)
-            self._tell({k: v for k, v in state.items() if k in names}, time)
-
-    def _logged_change(self, change: bytes, time: int) -> None:
-        """A commit's changes when a change log (a recorder) wants every commit decoded
-        (under the lock)."""
-        values, errors = class_codec(self.meta).latest([change])
-        refused(self.address, errors)
-        names = _dynamic_names(self.meta)
-        dynamic = {k: v for k, v in values.items() if k in names}
-        self._settle()
-        self._state.update(dynamic)
-        self._tell(dynamic, time)
-
-    def _tell(self, dynamic: dict[str, Any], time: int) -> None:
-        """The proxies and the change logs: a commit's dynamic properties (under the lock)."""
-        for proxy in self._proxies:
-            proxy._receive_state(dynamic, time)
-        for subscription in self._logs:
-            _post(subscription, ("set", time, self, "", dynamic))
-
-    def _settle(self) -> None:
-        """Take the changes held encoded into the state (under the lock)."""
-        if self._unsettled:
-            unsettled, self._unsettled = self._unsettled, []
-            values, _ = class_codec(self.meta).latest(reversed(unsettled))  # proxies warn
-            names = _dynamic_names(self.meta)
-            self._state.update((k, v) for k, v in values.items() if k in names)
-
-    def emitted(self, name: str, args: tuple[Any, ...], time: int) -> None:
-        with self._lock:
-            proxies = list(self._proxies)
-            logs = list(self._logs)
-        for proxy in proxies:
-            proxy._receive_event(name, args, time)
-        if logs:
-            event = self.meta.event(name)
-            assert event is not None
-            named = {a.stl_name: v for a, v in zip(event.args, args, strict=True)}
-            for subscription in logs:
-                _post(subscription, ("event", time, self, name, named))
-
-    def gone(self, error: ObjectGone) -> None:
-        """Removed by its owner, or its process lost: pending calls fail with ``error``."""
-        with self._lock:
-            proxies = list(self._proxies)
-        for proxy in proxies:
-            proxy._receive_removed(error)
-
-
-def deliver_changes(
-    lock: threading.Lock,
-    handles: Iterable[RemoteHandle | None],
-    changes: Iterable[bytes],
-    time: int,
-) -> None:
-    """One remote commit: each object's changes, encoded (``ClassCodec.encode_properties``), to
-    its handle (None: an object this process does not hold), under the lock the handles of
-    their owner share. Held encoded until a proxy's drain, unless a change log wants every
-    commit decoded. The hot path of remote traffic, so the handles' part is inlined here."""
-    with lock:
-        for handle, change in zip(handles, changes, strict=True):
-            if handle is None:
-                continue
-            handle._time = time
-            if handle._logs:
-                handle._logged_change(change, time)
-                continue
-            unsettled = handle._unsettled
-            unsettled.append(change)
-            if len(unsettled) >= _SETTLE_AT:
-                handle._settle()
-            arrived = (change, time)
-            for proxy in handle._proxies:
-                proxy._incoming.append(arrived)  # ``proxy._receive_state``, inlined
-
-
-def _post(subscription: Subscription, record: LogRecord) -> None:
-    if not subscription.closed and subscription.log is not None:
-        subscription._discovery.context.post(subscription.log, [record])
-
-
-@functools.cache
-def _dynamic_names(meta: ClassMeta) -> frozenset[str]:
-    return frozenset(p.stl_name for p in meta.all_properties if p.dynamic)
