@@ -15,8 +15,8 @@ from sengen.version import __version__
 if TYPE_CHECKING:
     from sengen.api import check
     from sengen.codegen.builder import GenerateResult, build, generate
+    from sengen.diagnostics import Diagnostic, Note, Severity
     from sengen.errors import InputError, SengenError, StlSyntaxError, UsageError
-    from sengen.stl.diagnostics import Diagnostic, Note, Severity
     from sengen.stl.loader import LoadResult, load
     from sengen.stl.settings import Settings, load_settings
 
@@ -30,9 +30,9 @@ _HOMES: dict[str, str] = {
     "SengenError": "sengen.errors",
     "StlSyntaxError": "sengen.errors",
     "UsageError": "sengen.errors",
-    "Diagnostic": "sengen.stl.diagnostics",
-    "Note": "sengen.stl.diagnostics",
-    "Severity": "sengen.stl.diagnostics",
+    "Diagnostic": "sengen.diagnostics",
+    "Note": "sengen.diagnostics",
+    "Severity": "sengen.diagnostics",
     "LoadResult": "sengen.stl.loader",
     "load": "sengen.stl.loader",
     "Settings": "sengen.stl.settings",

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from sengen.codegen.collisions import collision_errors
 from sengen.codegen.naming import mangling_warnings
 from sengen.codegen.pyview import Layout
-from sengen.stl.diagnostics import Diagnostic
+from sengen.diagnostics import Diagnostic
 from sengen.stl.loader import PathLike, load, ordered
 from sengen.stl.settings import Settings
 

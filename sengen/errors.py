@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from sengen.runtime.errors import SengenError
 
 if TYPE_CHECKING:
-    from sengen.stl.diagnostics import Diagnostic
+    from sengen.diagnostics import Diagnostic
 
 __all__ = ["InputError", "SengenError", "StlSyntaxError", "UsageError"]
 

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import sengen
+from sengen.diagnostics import Severity
 from sengen.runtime.objects.context import Context
-from sengen.stl.diagnostics import Severity
 
 STL_ROOT = Path(__file__).parent / "objects_stl"
 SETTINGS = STL_ROOT / "settings.json"

@@ -29,7 +29,7 @@ from lark import Lark, Token, Tree
 
 import sengen
 import sengen.stl.parser
-from sengen.stl.diagnostics import Diagnostic, Note, Severity
+from sengen.diagnostics import Diagnostic, Note, Severity
 from sengen.stl.lexer import KEYWORDS, QUERY_KEYWORDS, tokenize
 
 FUZZ_EXAMPLES = int(os.environ.get("SENGEN_FUZZ_EXAMPLES", "300"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sengen.runtime.kernel.query import Query
 from sengen.runtime.kernel.subscriptions import (
@@ -137,8 +137,10 @@ class Publisher:
         """After the flip: change-log records, re-evaluation of the interests a change affects,
         publication of this cycle's additions, then of its removals."""
         context = self.context
-        changed = context.changed
-        if changed:
+        if context.changed:
+            # The context lists them by what a commit uses of them; a component's objects are
+            # native objects.
+            changed = cast("list[tuple[NativeObject, Sequence[Any]]]", context.changed)
             context.changed = []
             if self._sinks:
                 idle = [s for s in self._sinks if not s.changes(context, context.time, changed)]
@@ -146,7 +148,8 @@ class Publisher:
                     del self._sinks[sink]
             self._changed(changed)
         if context.emitted:
-            emitted, context.emitted = context.emitted, []
+            emitted = cast("list[tuple[NativeObject, Any, tuple[Any, ...]]]", context.emitted)
+            context.emitted = []
             if self._logs:
                 self._log_events(emitted)
             for sink in self._sinks:

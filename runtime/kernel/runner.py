@@ -19,7 +19,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.buses import Source
@@ -138,7 +138,8 @@ class Runner:
     def _withdraw(self) -> None:
         """On stop: every object leaves its bus (subscribers are told at their next drain),
         calls waiting in the queue fail with ObjectGone, subscriptions close."""
-        for obj in list(self.context.objects):
+        # The context holds them as what it commits; a component's objects are native objects.
+        for obj in list(cast("list[NativeObject]", self.context.objects)):
             bus = obj.bus
             try:
                 if bus is not None:
@@ -187,7 +188,7 @@ class Runner:
 
     def update(self, cycle_time: int = 0) -> None:
         api = self.api
-        for obj in tuple(self.context.objects):
+        for obj in tuple(cast("list[NativeObject]", self.context.objects)):
             obj.update(api)
         if self.work is not None:
             self.work()

@@ -6,7 +6,6 @@ callbacks run. Only a thread that is not a component's may wait for a result.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -18,7 +17,9 @@ if TYPE_CHECKING:
     from sengen.runtime.objects.context import Context
 
 R = TypeVar("R")
-_log = logging.getLogger("sengen.calls")
+# The logger is looked up where a failure is logged: logging is loaded by the first such message,
+# so a process that only imports generated code does not load it.
+_LOGGER = "sengen.calls"
 _PENDING = object()
 
 
@@ -96,7 +97,9 @@ class Call(Generic[R]):
         callbacks, self._callbacks = self._callbacks, None
         if callbacks is None:
             if error is not None:
-                _log.debug("call %s failed: %s", self.label, error)
+                import logging
+
+                logging.getLogger(_LOGGER).debug("call %s failed: %s", self.label, error)
             return
         for callback in callbacks:
             callback(self)
@@ -172,8 +175,10 @@ def log_raised(
     (a component's call without ``on_result``, whose result is discarded), as no one else would
     see the error. A thread outside any component may still block in ``result()`` after the
     call ran, and a remote caller's intent does not travel: their calls count as waited for."""
+    import logging
+
     unseen = caller is not None and not call.waited_for()
-    _log.log(
+    logging.getLogger(_LOGGER).log(
         logging.WARNING if unseen else logging.DEBUG,
         "call %s raised in component '%s': %s: %s",
         call.label,

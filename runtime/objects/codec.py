@@ -12,7 +12,6 @@ reads past the buffer. The transport (distribution issue) frames these bytes.
 from __future__ import annotations
 
 import functools
-import hashlib
 import itertools
 import operator
 import struct
@@ -371,6 +370,8 @@ def _optional_codec(meta: OptionalMeta) -> tuple[Encode, Decode]:
 
 def member_id(stl_name: str) -> int:
     """The wire id of a member: a 32-bit digest of its STL name, the same in every process."""
+    import hashlib  # as in object_id: loaded when a class codec is first built
+
     return int.from_bytes(hashlib.blake2b(stl_name.encode(), digest_size=4).digest(), "big")
 
 

@@ -8,24 +8,19 @@ append to the work queue; everything else happens on the context's own thread.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sengen.runtime.errors import CallTimeout
 
 if TYPE_CHECKING:
-    from sengen.runtime.objects.calls import Call
     from sengen.runtime.objects.meta import EventMeta
-    from sengen.runtime.objects.objects import NativeObject, Prop, Refreshable
 
 _current = threading.local()
-
-_log = logging.getLogger("sengen.kernel")
 
 
 def _nothing() -> None:
@@ -38,6 +33,45 @@ CHANGES, CALLS, RESULTS, EVENTS = range(4)
 OUTSIDE = 1 << 62
 
 Lane = deque[tuple[Callable[..., Any], tuple[Any, ...]]]
+
+
+# What a context uses of the modules above it, which all import this one: by their classes, the
+# references back would be import cycles.
+
+
+class Delivery(Protocol):
+    """An event subscription (:class:`~sengen.runtime.objects.events.Connection`)."""
+
+    def deliver(self, args: tuple[Any, ...], created: int | None, /) -> None: ...
+
+
+class Committable(Protocol):
+    """An object whose pending writes a commit flips and whose events it delivers
+    (:class:`~sengen.runtime.objects.objects.NativeObject`)."""
+
+    @property
+    def _event_subs_(self) -> Mapping[str, Sequence[Delivery]]: ...
+
+    def _commit_(self, time: int, /) -> Sequence[object] | None: ...
+
+
+class Pending(Protocol):
+    """A call that may time out (:class:`~sengen.runtime.objects.calls.Call`)."""
+
+    deadline: int | None
+
+    @property
+    def label(self) -> str: ...
+
+    def done(self) -> bool: ...
+
+    def complete(self, value: Any, error: BaseException | None, /) -> None: ...
+
+
+class Refreshable(Protocol):
+    """A proxy: brought up to date at its subscriber's drain."""
+
+    def _refresh_(self) -> None: ...
 
 
 class Context:
@@ -64,16 +98,18 @@ class Context:
         # lane is added (rarely: once per kind and sender), so a drain never sorts.
         self._lanes: list[Lane] = []
         self._lanes_lock = threading.Lock()
-        self.dirty: list[NativeObject] = []
-        self.emissions: list[tuple[NativeObject, EventMeta, tuple[Any, ...]]] = []
+        self.dirty: list[Committable] = []
+        self.emissions: list[tuple[Committable, EventMeta, tuple[Any, ...]]] = []
         self._sends: list[Callable[[], None]] = []
         self._proxies: list[Refreshable] = []
-        self._deadlines: list[Call[Any]] = []
-        self.objects: list[NativeObject] = []
+        self._deadlines: list[Pending] = []
+        # The component's registered objects and, below, what its commits changed and emitted:
+        # read by the kernel (a component's objects are all native objects).
+        self.objects: list[Committable] = []
         self.track_changes = False
         self.wakeup: threading.Event | None = None  # set by work-driven components
-        self.changed: list[tuple[NativeObject, Sequence[Prop]]] = []
-        self.emitted: list[tuple[NativeObject, EventMeta, tuple[Any, ...]]] = []
+        self.changed: list[tuple[Committable, Sequence[object]]] = []
+        self.emitted: list[tuple[Committable, EventMeta, tuple[Any, ...]]] = []
         # The bound of runtime.md §1.8 (0: unbounded). Droppable items are tracked by the
         # identity of their queue entry, with what to do when one is dropped.
         self.limit = 0
@@ -204,7 +240,11 @@ class Context:
             action()
         now = time.monotonic()
         if now - self._warned_at >= 1.0:
-            _log.warning("%s work queue overflow (%d items dropped)", self.name, self._drops)
+            import logging  # loaded by the first warning: a process may never need it
+
+            logging.getLogger("sengen.kernel").warning(
+                "%s work queue overflow (%d items dropped)", self.name, self._drops
+            )
             self._warned_at = now
             self._drops = 0
 
@@ -244,7 +284,7 @@ class Context:
                 entry[0](*entry[1])
 
     def _expire(self) -> None:
-        keep: list[Call[Any]] = []
+        keep: list[Pending] = []
         for call in self._deadlines:
             if call.done():
                 continue
@@ -302,7 +342,7 @@ class Context:
             for send in sends:
                 send()
 
-    def watch_deadline(self, call: Call[Any]) -> None:
+    def watch_deadline(self, call: Pending) -> None:
         self._deadlines.append(call)
 
     # -- proxies and objects --------------------------------------------------------------------

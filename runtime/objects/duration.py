@@ -8,8 +8,6 @@ text form of a Duration is a decimal number and one of sengen's own time units, 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
-from decimal import Decimal, InvalidOperation
 from typing import Final
 
 from sengen.runtime.errors import SengenError
@@ -108,6 +106,10 @@ class Duration(_Nanoseconds):
             raise TimeValueError(
                 f"invalid Duration '{text}' (expected a number followed by ns, us, ms, s, min or h)"
             )
+        # decimal and datetime are loaded by the first text read or written: a process that
+        # never does (most that import generated code) need not load them.
+        from decimal import Decimal, InvalidOperation
+
         try:
             exact = Decimal(match.group(1)) * _UNITS[match.group(2)]
         except InvalidOperation:  # pragma: no cover - the pattern admits only decimals
@@ -184,6 +186,8 @@ class TimeStamp(_Nanoseconds):
             raise TimeValueError(
                 f"invalid TimeStamp '{text}' (expected ISO 8601, e.g. '2026-01-01T00:00:00Z')"
             )
+        from datetime import UTC, datetime
+
         try:
             whole = datetime.fromisoformat(match.group(1) + (match.group(3) or "Z"))
         except ValueError:
@@ -195,6 +199,8 @@ class TimeStamp(_Nanoseconds):
         return cls(seconds * 10**9 + int(fraction or "0"))
 
     def isoformat(self) -> str:
+        from datetime import UTC, datetime
+
         seconds, fraction = divmod(self._ns, 10**9)
         moment = datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
         return f"{moment}.{fraction:09d}Z" if fraction else f"{moment}Z"

@@ -7,22 +7,31 @@ or the subscriber stops; garbage collection never closes them.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import AsyncGenerator, Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, ParamSpec
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, ParamSpec, Protocol
 
 from sengen.runtime.objects import values
 from sengen.runtime.objects.checks import checks
 from sengen.runtime.objects.context import CHANGES, EVENTS
-from sengen.runtime.objects.meta import EventMeta
+from sengen.runtime.objects.meta import ClassMeta, EventMeta
 
 if TYPE_CHECKING:
     from sengen.runtime.objects.context import Context
-    from sengen.runtime.objects.objects import Object
 
 P = ParamSpec("P")
 _get_ident = threading.get_ident
+
+
+class Owner(Protocol):
+    """What an event handle uses of its object (:class:`~sengen.runtime.objects.objects.Object`,
+    which imports this module: by its class, the reference back would be an import cycle)."""
+
+    META: ClassVar[ClassMeta]
+
+    def _connect_event_(
+        self, meta: EventMeta, callback: Callable[..., None], with_info: bool, /
+    ) -> Connection: ...
 
 
 class EventInfo:
@@ -104,7 +113,7 @@ class EventHandle(Generic[P]):
 
     __slots__ = ("_check", "_obj", "_single", "meta")
 
-    def __init__(self, obj: Object, meta: EventMeta) -> None:
+    def __init__(self, obj: Owner, meta: EventMeta) -> None:
         self._obj = obj
         self.meta = meta
         self._check = values.arguments_checker(tuple(a.type for a in meta.args))
@@ -122,6 +131,9 @@ class EventHandle(Generic[P]):
         return self._stream()
 
     async def _stream(self) -> AsyncGenerator[tuple[Any, ...], None]:
+        # Loaded by the first stream: a process that never iterates events never needs asyncio.
+        import asyncio
+
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
 
@@ -170,9 +182,9 @@ class Events:
     """The ``events`` namespace of an object: one handle per event, inherited ones included.
     Generated subclasses annotate the handles and name the emitter classes in ``HANDLES``."""
 
-    HANDLES: ClassVar[dict[str, type[EventHandle[Any]]]] = {}
+    HANDLES: ClassVar[dict[str, type[EventHandle[...]]]] = {}
 
-    def __init__(self, obj: Object, events: tuple[EventMeta, ...]) -> None:
+    def __init__(self, obj: Owner, events: tuple[EventMeta, ...]) -> None:
         handles = type(self).HANDLES
         for meta in events:
             setattr(self, meta.py_name, handles.get(meta.py_name, EventHandle)(obj, meta))

@@ -10,13 +10,12 @@ readers in other threads share), only where the value changed by STL equality.
 from __future__ import annotations
 
 import functools
-import hashlib
 import operator
 import threading
 from abc import ABCMeta
 from collections.abc import Callable, Mapping, Sequence
 from time import sleep as _sleep
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from sengen.runtime.errors import CallDropped, ConstViolation, ObjectGone, SengenError
 from sengen.runtime.objects import values
@@ -35,12 +34,6 @@ T = TypeVar("T")
 _get_ident = threading.get_ident
 _object_setattr = object.__setattr__
 _yield = functools.partial(_sleep, 0)
-
-
-class Refreshable(Protocol):
-    """A proxy: brought up to date at its subscriber's drain."""
-
-    def _refresh_(self) -> None: ...
 
 
 class ConfigError(SengenError, ValueError):
@@ -86,6 +79,10 @@ def _stem(py_name: str) -> str:
 
 def object_id(address: str) -> int:
     """The deterministic 64-bit id of ``session.bus.name`` (runtime.md §3.2)."""
+    # Loaded by the first id (at a publication, not per message): importing hashlib loads
+    # OpenSSL, which a process that only imports generated code never needs.
+    import hashlib
+
     return int.from_bytes(hashlib.blake2b(address.encode(), digest_size=8).digest(), "big")
 
 
@@ -174,7 +171,7 @@ class Object(metaclass=ABCMeta):
 
     def _send_call_(
         self,
-        method: MethodMeta | PropertyMeta,
+        member: MethodMeta | PropertyMeta,
         args: tuple[Any, ...],
         call: Call[Any],
         caller: Context | None,
@@ -278,6 +275,28 @@ def route_call(
         caller.send_at_commit(send)
 
 
+# The user classes subclassing a generated base, by ``<stl package>.<PythonClassName>``, in the
+# order they were defined. Recorded here, where their creation is seen; the registry, which sits
+# above the classes it catalogues, looks them up (:func:`implementations`).
+_implementations: dict[str, list[type[NativeObject]]] = {}
+_implementations_lock = threading.Lock()
+
+
+def _add_implementation(cls: type[NativeObject]) -> None:
+    package = cls.META.package
+    name = f"{package}.{cls.__name__}" if package else cls.__name__
+    with _implementations_lock:
+        found = _implementations.setdefault(name, [])
+        if cls not in found:
+            found.append(cls)
+
+
+def implementations() -> dict[str, list[type[NativeObject]]]:
+    """The implementation classes defined so far, by registered name (a copy)."""
+    with _implementations_lock:
+        return {name: list(found) for name, found in _implementations.items()}
+
+
 class NativeObject(Object):
     """The owner's own instance: double-buffered properties, events, method execution."""
 
@@ -307,9 +326,7 @@ class NativeObject(Object):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "_STL_VIEW" not in cls.__dict__ and hasattr(cls, "META"):
-            from sengen.runtime.objects.registry import registry
-
-            registry.register_implementation(cls)
+            _add_implementation(cls)
 
     def __init__(self, name: str) -> None:
         cls = type(self)
@@ -405,7 +422,7 @@ class NativeObject(Object):
 
     # -- lifecycle hooks: the implementation overrides them ---------------------------------------
 
-    def update(self, run_api: Any) -> None:
+    def update(self, api: Any) -> None:
         """Called every cycle of the owner, after its drain."""
 
     def registered(self, api: Any) -> None:

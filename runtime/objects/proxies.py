@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -24,7 +23,6 @@ from sengen.runtime.objects.meta import EventMeta, MethodMeta, PropertyMeta
 from sengen.runtime.objects.objects import NativeObject, Object, Prop, gone, route_call
 from sengen.runtime.objects.values import Invalid
 
-_log = logging.getLogger("sengen.transport")
 _warned_at = [0.0]  # the last warning about a refused remote change (at most one a second)
 
 
@@ -33,7 +31,11 @@ def refused(address: str, errors: list[Invalid]) -> None:
     now = monotonic()
     if errors and now - _warned_at[0] >= 1.0:
         _warned_at[0] = now
-        _log.warning("dropped %d malformed change(s) of '%s': %s", len(errors), address, errors[0])
+        import logging  # loaded by the first warning: a process may never need it
+
+        logging.getLogger("sengen.transport").warning(
+            "dropped %d malformed change(s) of '%s': %s", len(errors), address, errors[0]
+        )
 
 
 class _Subscribers:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from sengen.runtime.errors import RegistryError
+from sengen.runtime.objects import objects
 from sengen.runtime.objects.meta import ClassMeta, TypeMeta
 
 if TYPE_CHECKING:
@@ -27,20 +27,41 @@ def scope_of(module: str, depth: int) -> str:
     return module.rsplit(".", depth)[0]
 
 
-@dataclass(frozen=True, slots=True)
+# Plain classes rather than dataclasses: every generated module imports this one, and a
+# dataclass costs about a millisecond to define.
+
+
 class ClassEntry:
-    meta: ClassMeta
-    module: str
-    interface: type[Object]
-    base: type[NativeObject]
-    local_proxy: type[LocalProxy]
-    remote_proxy: type[RemoteProxy]
+    """A registered class: its metadata, its module and the classes generated for it."""
+
+    __slots__ = ("base", "interface", "local_proxy", "meta", "module", "remote_proxy")
+
+    def __init__(
+        self,
+        meta: ClassMeta,
+        module: str,
+        interface: type[Object],
+        base: type[NativeObject],
+        local_proxy: type[LocalProxy],
+        remote_proxy: type[RemoteProxy],
+    ) -> None:
+        self.meta = meta
+        self.module = module
+        self.interface = interface
+        self.base = base
+        self.local_proxy = local_proxy
+        self.remote_proxy = remote_proxy
+
+    def __repr__(self) -> str:
+        return f"<ClassEntry {self.meta.qualified_name} from {self.module}>"
 
 
-@dataclass(frozen=True, slots=True)
 class _TypeEntry:
-    meta: TypeMeta
-    module: str
+    __slots__ = ("meta", "module")
+
+    def __init__(self, meta: TypeMeta, module: str) -> None:
+        self.meta = meta
+        self.module = module
 
 
 _E = TypeVar("_E", ClassEntry, _TypeEntry)
@@ -51,7 +72,6 @@ class Registry:
         self._lock = threading.Lock()
         self._types: dict[tuple[str, str], _TypeEntry] = {}
         self._classes: dict[tuple[str, str], ClassEntry] = {}
-        self._implementations: dict[str, list[type[NativeObject]]] = {}
 
     # -- registration at import -------------------------------------------------------------------
 
@@ -87,26 +107,16 @@ class Registry:
                 entry = ClassEntry(meta, module, interface, base, local_proxy, remote_proxy)
                 self._classes[(meta.scope, meta.qualified_name)] = entry
 
-    def register_implementation(self, cls: type[NativeObject]) -> None:
-        """A user class subclassing a generated base: ``<stl package>.<PythonClassName>``."""
-        package = cls.META.package
-        name = f"{package}.{cls.__name__}" if package else cls.__name__
-        with self._lock:
-            found = self._implementations.setdefault(name, [])
-            if cls not in found:
-                found.append(cls)
-
     def scopes(self) -> list[str]:
         """Every scope that registered something, sorted."""
         with self._lock:
             return sorted({s for s, _ in self._types} | {s for s, _ in self._classes})
 
     def implementations(self) -> list[type[NativeObject]]:
-        """Every registered implementation class, by registered name then registration order."""
-        with self._lock:
-            return [
-                c for name in sorted(self._implementations) for c in self._implementations[name]
-            ]
+        """Every implementation class (a user class subclassing a generated base, registered as
+        ``<stl package>.<PythonClassName>`` when defined), by that name then definition order."""
+        found = objects.implementations()
+        return [c for name in sorted(found) for c in found[name]]
 
     def entries(self, scope: str) -> tuple[list[TypeMeta], list[ClassEntry]]:
         """Every type and class registered in ``scope``, sorted by qualified name."""
@@ -130,7 +140,7 @@ class Registry:
 
     def find_implementation(self, name: str, scopes: Iterable[str]) -> type[NativeObject] | None:
         wanted = set(scopes)
-        found = [c for c in self._implementations.get(name, ()) if c.META.scope in wanted]
+        found = [c for c in objects.implementations().get(name, ()) if c.META.scope in wanted]
         if len(found) > 1:
             names = ", ".join(sorted(f"{c.__module__}.{c.__qualname__}" for c in found))
             raise RegistryError(f"class name '{name}' is ambiguous: {names}")

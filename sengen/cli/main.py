@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from sengen.api import check
 from sengen.codegen.builder import build, generate, project_docs, write_artifact, write_docs
+from sengen.diagnostics import Diagnostic, has_errors, render_json, render_text
 from sengen.errors import InputError, UsageError
-from sengen.stl.diagnostics import Diagnostic, has_errors, render_json, render_text
 from sengen.stl.project import config_import_path
 from sengen.version import __version__
 

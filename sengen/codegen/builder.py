@@ -25,9 +25,9 @@ from sengen import templates
 from sengen.codegen.collisions import collision_errors
 from sengen.codegen.naming import mangling_warnings
 from sengen.codegen.pyview import Layout, optional_of_optional
+from sengen.diagnostics import Diagnostic, Severity, has_errors
 from sengen.errors import InputError, UsageError
 from sengen.stl import model as m
-from sengen.stl.diagnostics import Diagnostic, Severity, has_errors
 from sengen.stl.loader import PathLike, expand_sources, load, ordered
 from sengen.stl.settings import Settings
 from sengen.version import __version__

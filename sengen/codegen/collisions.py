@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from sengen.codegen.naming import python_name, snake_case
 from sengen.codegen.pyview import Layout
+from sengen.diagnostics import Diagnostic, Note, Severity
 from sengen.stl import model as m
-from sengen.stl.diagnostics import Diagnostic, Note, Severity
 
 # Names every object class gets from the runtime (codegen.md §2.3), by origin.
 _RUNTIME_NAMES = (

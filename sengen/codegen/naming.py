@@ -11,8 +11,8 @@ import keyword
 import re
 from collections.abc import Callable
 
+from sengen.diagnostics import Diagnostic, Severity
 from sengen.stl import model as m
-from sengen.stl.diagnostics import Diagnostic, Severity
 
 _KEYWORDS = frozenset(keyword.kwlist)
 _SOFT_KEYWORDS = frozenset(("match", "case", "type", "_"))

@@ -15,7 +15,7 @@ from sengen.stl.syntax import Member, Ref, Statement
 if TYPE_CHECKING:
     from lark import Token
 
-    from sengen.stl.diagnostics import Note
+    from sengen.diagnostics import Note
 
 _CATEGORIES = {
     "static": m.PropertyCategory.STATIC_RW,

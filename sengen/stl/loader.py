@@ -10,10 +10,10 @@ from pathlib import Path
 
 from lark import Token
 
+from sengen.diagnostics import Diagnostic, Note, Severity, has_errors
 from sengen.errors import InputError, StlSyntaxError, UsageError
 from sengen.stl import model as m
 from sengen.stl.comments import attach
-from sengen.stl.diagnostics import Diagnostic, Note, Severity, has_errors
 from sengen.stl.parser import parse
 from sengen.stl.resolver import FileResolver, FileScope, Universe
 from sengen.stl.settings import Settings, load_settings, validate_settings

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from sengen.diagnostics import Diagnostic, Severity
 from sengen.errors import InputError
-from sengen.stl.diagnostics import Diagnostic, Severity
 from sengen.stl.source import display_path
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from lark import Token
 
+from sengen.diagnostics import Diagnostic, Note, Severity
 from sengen.stl import model as m
 from sengen.stl.classes import resolve_class
-from sengen.stl.diagnostics import Diagnostic, Note, Severity
 from sengen.stl.names import member_name_error, type_name_error
 from sengen.stl.settings import Settings
 from sengen.stl.source import SourceFile

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sengen.stl.diagnostics import Diagnostic, Severity
+from sengen.diagnostics import Diagnostic, Severity
 from sengen.stl.model import ClassType, Program
 from sengen.stl.source import display_path
 

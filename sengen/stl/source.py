@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sengen.stl.diagnostics import Diagnostic, Note, Severity
+from sengen.diagnostics import Diagnostic, Note, Severity
 
 
 def display_path(path: Path) -> str:

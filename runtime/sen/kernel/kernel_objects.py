@@ -201,13 +201,16 @@ class KernelApi(_rt.Object):
 class KernelApiBaseEvents(KernelApiEvents):
     """The events of :class:`KernelApiBase`: the owner ``emit``s them."""
 
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[_t.Any]]]] = {}
+    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {}
 
 
 class KernelApiBase(_rt.NativeObject, KernelApi):
     """The implementation base of :class:`KernelApi`: subclass it and implement the ``*_impl`` hooks."""
 
-    __slots__ = ("build_info",)
+    # The values of the properties; type checkers see the read-only ones of KernelApi.
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("build_info",)
+
     _STL_VIEW = True
     _EVENTS = KernelApiBaseEvents
 
@@ -250,7 +253,9 @@ class KernelApiBase(_rt.NativeObject, KernelApi):
 class KernelApiLocalProxy(_rt.LocalProxy, KernelApi):
     """A view of a :class:`KernelApi` owned by another component of this process."""
 
-    __slots__ = ("build_info",)
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("build_info",)
+
     _STL_VIEW = True
     _EVENTS = KernelApiEvents
 
@@ -258,7 +263,9 @@ class KernelApiLocalProxy(_rt.LocalProxy, KernelApi):
 class KernelApiRemoteProxy(_rt.RemoteProxy, KernelApi):
     """A view of a :class:`KernelApi` owned by another process."""
 
-    __slots__ = ("build_info",)
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("build_info",)
+
     _STL_VIEW = True
     _EVENTS = KernelApiEvents
 
@@ -325,13 +332,16 @@ class VirtualClock(_rt.Object):
 class VirtualClockBaseEvents(VirtualClockEvents):
     """The events of :class:`VirtualClockBase`: the owner ``emit``s them."""
 
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[_t.Any]]]] = {}
+    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {}
 
 
 class VirtualClockBase(_rt.NativeObject, VirtualClock):
     """The implementation base of :class:`VirtualClock`: subclass it."""
 
-    __slots__ = ("time",)
+    # The values of the properties; type checkers see the read-only ones of VirtualClock.
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("time",)
+
     _STL_VIEW = True
     _EVENTS = VirtualClockBaseEvents
 
@@ -356,7 +366,9 @@ class VirtualClockBase(_rt.NativeObject, VirtualClock):
 class VirtualClockLocalProxy(_rt.LocalProxy, VirtualClock):
     """A view of a :class:`VirtualClock` owned by another component of this process."""
 
-    __slots__ = ("time",)
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("time",)
+
     _STL_VIEW = True
     _EVENTS = VirtualClockEvents
 
@@ -364,7 +376,9 @@ class VirtualClockLocalProxy(_rt.LocalProxy, VirtualClock):
 class VirtualClockRemoteProxy(_rt.RemoteProxy, VirtualClock):
     """A view of a :class:`VirtualClock` owned by another process."""
 
-    __slots__ = ("time",)
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("time",)
+
     _STL_VIEW = True
     _EVENTS = VirtualClockEvents
 
@@ -459,7 +473,7 @@ class VirtualKernelClock(VirtualClock):
 class VirtualKernelClockBaseEvents(VirtualClockBaseEvents, VirtualKernelClockEvents):
     """The events of :class:`VirtualKernelClockBase`: the owner ``emit``s them."""
 
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[_t.Any]]]] = {
+    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {
         **VirtualClockBaseEvents.HANDLES,
     }
 
@@ -621,7 +635,7 @@ class VirtualMasterClock(VirtualClock):
 class VirtualMasterClockBaseEvents(VirtualClockBaseEvents, VirtualMasterClockEvents):
     """The events of :class:`VirtualMasterClockBase`: the owner ``emit``s them."""
 
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[_t.Any]]]] = {
+    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {
         **VirtualClockBaseEvents.HANDLES,
     }
 

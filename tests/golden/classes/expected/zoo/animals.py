@@ -81,8 +81,12 @@ META_Animal = _rt.ClassMeta(
 class AnimalEvents(_rt.Events):
     """The events of :class:`Animal`: ``connect`` a callback to one of them."""
 
-    fed: _rt.EventHandle[[int]]
-    """Event fed."""
+    if _t.TYPE_CHECKING:
+
+        @property
+        def fed(self) -> _rt.EventHandle[[int]]:
+            """Event fed."""
+            ...
 
 
 class Animal(_rt.Object):
@@ -140,8 +144,12 @@ class AnimalBaseEvents(AnimalEvents):
             """Emit ``fed``: delivered to subscribers once the owner commits."""
             self._emit((amount,))
 
-    fed: _fed
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[_t.Any]]]] = {
+    if _t.TYPE_CHECKING:
+
+        @property
+        def fed(self) -> _fed: ...
+
+    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {
         "fed": _fed,
     }
 
@@ -149,7 +157,10 @@ class AnimalBaseEvents(AnimalEvents):
 class AnimalBase(_rt.NativeObject, Animal):
     """The implementation base of :class:`Animal`: subclass it and implement the ``*_impl`` hooks."""
 
-    __slots__ = ("legs", "tag_id", "hunger")
+    # The values of the properties; type checkers see the read-only ones of Animal.
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("legs", "tag_id", "hunger")
+
     _STL_VIEW = True
     _EVENTS = AnimalBaseEvents
 
@@ -183,7 +194,9 @@ class AnimalBase(_rt.NativeObject, Animal):
 class AnimalLocalProxy(_rt.LocalProxy, Animal):
     """A view of a :class:`Animal` owned by another component of this process."""
 
-    __slots__ = ("legs", "tag_id", "hunger")
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("legs", "tag_id", "hunger")
+
     _STL_VIEW = True
     _EVENTS = AnimalEvents
 
@@ -191,7 +204,9 @@ class AnimalLocalProxy(_rt.LocalProxy, Animal):
 class AnimalRemoteProxy(_rt.RemoteProxy, Animal):
     """A view of a :class:`Animal` owned by another process."""
 
-    __slots__ = ("legs", "tag_id", "hunger")
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("legs", "tag_id", "hunger")
+
     _STL_VIEW = True
     _EVENTS = AnimalEvents
 
@@ -265,8 +280,12 @@ META_Cat = _rt.ClassMeta(
 class CatEvents(AnimalEvents):
     """The events of :class:`Cat`: ``connect`` a callback to one of them."""
 
-    meowed: _rt.EventHandle[[]]
-    """Event meowed."""
+    if _t.TYPE_CHECKING:
+
+        @property
+        def meowed(self) -> _rt.EventHandle[[]]:
+            """Event meowed."""
+            ...
 
 
 class Cat(Animal):
@@ -340,8 +359,12 @@ class CatBaseEvents(AnimalBaseEvents, CatEvents):
             """Emit ``meowed``: delivered to subscribers once the owner commits."""
             self._emit(())
 
-    meowed: _meowed
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[_t.Any]]]] = {
+    if _t.TYPE_CHECKING:
+
+        @property
+        def meowed(self) -> _meowed: ...
+
+    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {
         **AnimalBaseEvents.HANDLES,
         "meowed": _meowed,
     }
@@ -350,7 +373,10 @@ class CatBaseEvents(AnimalBaseEvents, CatEvents):
 class CatBase(AnimalBase, Cat):
     """The implementation base of :class:`Cat`: subclass it and implement the ``*_impl`` hooks."""
 
-    __slots__ = ("name2", "mood")
+    # The values of the properties; type checkers see the read-only ones of Cat.
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("name2", "mood")
+
     _STL_VIEW = True
     _EVENTS = CatBaseEvents
 
@@ -404,7 +430,9 @@ class CatBase(AnimalBase, Cat):
 class CatLocalProxy(AnimalLocalProxy, Cat):
     """A view of a :class:`Cat` owned by another component of this process."""
 
-    __slots__ = ("name2", "mood")
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("name2", "mood")
+
     _STL_VIEW = True
     _EVENTS = CatEvents
 
@@ -412,7 +440,9 @@ class CatLocalProxy(AnimalLocalProxy, Cat):
 class CatRemoteProxy(AnimalRemoteProxy, Cat):
     """A view of a :class:`Cat` owned by another process."""
 
-    __slots__ = ("name2", "mood")
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("name2", "mood")
+
     _STL_VIEW = True
     _EVENTS = CatEvents
 
@@ -515,13 +545,16 @@ class Beacon(_rt.Object):
 class BeaconBaseEvents(BeaconEvents):
     """The events of :class:`BeaconBase`: the owner ``emit``s them."""
 
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[_t.Any]]]] = {}
+    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {}
 
 
 class BeaconBase(_rt.NativeObject, Beacon):
     """The implementation base of :class:`Beacon`: subclass it."""
 
-    __slots__ = ("period", "count", "type_")
+    # The values of the properties; type checkers see the read-only ones of Beacon.
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("period", "count", "type_")
+
     _STL_VIEW = True
     _EVENTS = BeaconBaseEvents
 
@@ -556,7 +589,9 @@ class BeaconBase(_rt.NativeObject, Beacon):
 class BeaconLocalProxy(_rt.LocalProxy, Beacon):
     """A view of a :class:`Beacon` owned by another component of this process."""
 
-    __slots__ = ("period", "count", "type_")
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("period", "count", "type_")
+
     _STL_VIEW = True
     _EVENTS = BeaconEvents
 
@@ -564,7 +599,9 @@ class BeaconLocalProxy(_rt.LocalProxy, Beacon):
 class BeaconRemoteProxy(_rt.RemoteProxy, Beacon):
     """A view of a :class:`Beacon` owned by another process."""
 
-    __slots__ = ("period", "count", "type_")
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("period", "count", "type_")
+
     _STL_VIEW = True
     _EVENTS = BeaconEvents
 

@@ -76,8 +76,12 @@ META_Sensor = _rt.ClassMeta(
 class SensorEvents(_base__common__common.DeviceEvents):
     """The events of :class:`Sensor`: ``connect`` a callback to one of them."""
 
-    alarm: _rt.EventHandle[[_base__common__common.Level, str]]
-    """Event alarm."""
+    if _t.TYPE_CHECKING:
+
+        @property
+        def alarm(self) -> _rt.EventHandle[[_base__common__common.Level, str]]:
+            """Event alarm."""
+            ...
 
 
 class Sensor(_base__common__common.Device):
@@ -120,8 +124,12 @@ class SensorBaseEvents(_base__common__common.DeviceBaseEvents, SensorEvents):
             """Emit ``alarm``: delivered to subscribers once the owner commits."""
             self._emit((level, lambda_))
 
-    alarm: _alarm
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[_t.Any]]]] = {
+    if _t.TYPE_CHECKING:
+
+        @property
+        def alarm(self) -> _alarm: ...
+
+    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {
         **_base__common__common.DeviceBaseEvents.HANDLES,
         "alarm": _alarm,
     }
@@ -130,7 +138,10 @@ class SensorBaseEvents(_base__common__common.DeviceBaseEvents, SensorEvents):
 class SensorBase(_base__common__common.DeviceBase, Sensor):
     """The implementation base of :class:`Sensor`: subclass it."""
 
-    __slots__ = ("readings", "property_")
+    # The values of the properties; type checkers see the read-only ones of Sensor.
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("readings", "property_")
+
     _STL_VIEW = True
     _EVENTS = SensorBaseEvents
 
@@ -164,7 +175,9 @@ class SensorBase(_base__common__common.DeviceBase, Sensor):
 class SensorLocalProxy(_base__common__common.DeviceLocalProxy, Sensor):
     """A view of a :class:`Sensor` owned by another component of this process."""
 
-    __slots__ = ("readings", "property_")
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("readings", "property_")
+
     _STL_VIEW = True
     _EVENTS = SensorEvents
 
@@ -172,7 +185,9 @@ class SensorLocalProxy(_base__common__common.DeviceLocalProxy, Sensor):
 class SensorRemoteProxy(_base__common__common.DeviceRemoteProxy, Sensor):
     """A view of a :class:`Sensor` owned by another process."""
 
-    __slots__ = ("readings", "property_")
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("readings", "property_")
+
     _STL_VIEW = True
     _EVENTS = SensorEvents
 

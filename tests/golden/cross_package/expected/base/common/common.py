@@ -127,13 +127,16 @@ class Device(_rt.Object):
 class DeviceBaseEvents(DeviceEvents):
     """The events of :class:`DeviceBase`: the owner ``emit``s them."""
 
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[_t.Any]]]] = {}
+    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {}
 
 
 class DeviceBase(_rt.NativeObject, Device):
     """The implementation base of :class:`Device`: subclass it."""
 
-    __slots__ = ("id_", "level")
+    # The values of the properties; type checkers see the read-only ones of Device.
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("id_", "level")
+
     _STL_VIEW = True
     _EVENTS = DeviceBaseEvents
 
@@ -159,7 +162,9 @@ class DeviceBase(_rt.NativeObject, Device):
 class DeviceLocalProxy(_rt.LocalProxy, Device):
     """A view of a :class:`Device` owned by another component of this process."""
 
-    __slots__ = ("id_", "level")
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("id_", "level")
+
     _STL_VIEW = True
     _EVENTS = DeviceEvents
 
@@ -167,7 +172,9 @@ class DeviceLocalProxy(_rt.LocalProxy, Device):
 class DeviceRemoteProxy(_rt.RemoteProxy, Device):
     """A view of a :class:`Device` owned by another process."""
 
-    __slots__ = ("id_", "level")
+    if not _t.TYPE_CHECKING:
+        __slots__ = ("id_", "level")
+
     _STL_VIEW = True
     _EVENTS = DeviceEvents
 
