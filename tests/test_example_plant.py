@@ -71,8 +71,12 @@ def test_the_plant_runs_at_three_rates_and_keeps_the_level_under_control(plant: 
     ran = _run("plant.yaml", "--until", "2s", cwd=plant)
     assert ran.returncode == 0, ran.stderr
     lines = ran.stderr.splitlines()
-    # A clean run and shut-down: nothing above INFO, no traceback.
-    assert all(line.startswith(("INFO ", "DEBUG ")) for line in lines), ran.stderr
+    # A clean run and shut-down: nothing above INFO, no traceback. The real-time loop's warnings
+    # of a late wake-up (runtime.md §6.3) say that the machine was busy, not that the plant failed.
+    late = re.compile(r"WARNING sengen\.kernel: \w+ missed frame \((overslept|interruption)\)$")
+    assert all(
+        line.startswith(("INFO ", "DEBUG ")) or late.match(line) for line in lines
+    ), ran.stderr
     assert "Traceback" not in ran.stderr
 
     crossed, pump, tank, control = (_one(p, lines) for p in (CROSSED, PUMP, TANK, CONTROLLER))
