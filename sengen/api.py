@@ -9,6 +9,7 @@ from sengen.codegen.naming import mangling_warnings
 from sengen.codegen.pyview import Layout
 from sengen.diagnostics import Diagnostic
 from sengen.stl.loader import PathLike, load, ordered
+from sengen.stl.model import Program
 from sengen.stl.settings import Settings
 
 
@@ -24,10 +25,23 @@ def check(
 
     ``mangling=False`` silences the Python-name mangling warnings (``mangling-warnings = false``).
     """
+    return check_program(
+        sources, include_paths=include_paths, settings=settings, mangling=mangling
+    )[1]
+
+
+def check_program(
+    sources: Iterable[PathLike],
+    *,
+    include_paths: Iterable[PathLike] = (),
+    settings: PathLike | Settings | None = None,
+    mangling: bool = True,
+) -> tuple[Program | None, list[Diagnostic]]:
+    """:func:`check`, with the resolved program too (None when it had errors)."""
     result = load(sources, include_paths=include_paths, settings=settings)
     diagnostics = list(result.diagnostics)
     if result.program is not None:
         found = mangling_warnings(result.program) if mangling else []
         found += collision_errors(result.program, Layout(result.program, {}))
         diagnostics = ordered(diagnostics + found, result.file_order)
-    return diagnostics
+    return result.program, diagnostics

@@ -104,7 +104,7 @@ def test_valid_file_with_warning_exits_0(tmp_path: Path) -> None:
     result = run_sengen(["check", "w.stl"], tmp_path)
     assert result.returncode == 0, result.stderr
     assert f"w.stl:2:15: warning: {W_UNIT}" in result.stderr.splitlines()
-    assert result.stdout == ""
+    assert result.stdout == "sengen: checked 1 file (1 type, 0 classes); 1 warning\n"
     assert_no_traceback(result)
 
 
@@ -217,10 +217,41 @@ def test_text_format_carets_cover_quotes_and_import_note(tmp_path: Path) -> None
     assert lines[8].endswith("|        " + "^" * len('"rpr/x.xml"'))
 
 
-def test_no_diagnostics_prints_nothing(tmp_path: Path) -> None:
+def test_no_diagnostics_prints_only_the_summary(tmp_path: Path) -> None:
     write(tmp_path / "ok.stl", "package x;\nstruct S { a : i32 }\n")
     result = run_sengen(["check", "ok.stl"], tmp_path)
-    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    summary = "sengen: checked 1 file (1 type, 0 classes)\n"
+    assert (result.returncode, result.stdout, result.stderr) == (0, summary, "")
+    quiet = run_sengen(["check", "-q", "ok.stl"], tmp_path)
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+
+
+def test_build_prints_what_it_did_unless_quiet(tmp_path: Path) -> None:
+    write(tmp_path / "c.stl", CLASS_C)
+    built = run_sengen(["build", "c.stl", "--out", "gen"], tmp_path)
+    assert (built.returncode, built.stderr) == (0, "")
+    generated = [p for p in (tmp_path / "gen").rglob("*") if p.is_file()]
+    outputs = len([p for p in generated if p.name != ".sengen-manifest.json"])
+    assert built.stdout == (
+        f"sengen: built 1 file (1 type, 1 class): {outputs} outputs written, 0 unchanged\n"
+    )
+    again = run_sengen(["build", "c.stl", "--out", "gen"], tmp_path)
+    assert again.stdout == f"sengen: up to date: {outputs} outputs unchanged\n"
+    checked = run_sengen(["build", "c.stl", "--out", "gen", "--check"], tmp_path)
+    assert (checked.returncode, checked.stdout) == (0, again.stdout)
+    quiet = run_sengen(["build", "c.stl", "--out", "gen", "-q"], tmp_path)
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+
+
+def test_docs_without_out_prints_the_reference(tmp_path: Path) -> None:
+    write(tmp_path / "c.stl", CLASS_C)
+    printed = run_sengen(["docs", "c.stl"], tmp_path)
+    assert (printed.returncode, printed.stderr) == (0, "")
+    assert printed.stdout.startswith("# STL reference\n") and "x.C" in printed.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.stl"]  # no file written
+    written = run_sengen(["docs", "c.stl", "--out", "ref.md"], tmp_path)
+    assert (written.returncode, written.stdout) == (0, "")
+    assert (tmp_path / "ref.md").read_text() == printed.stdout
 
 
 # --------------------------------------------------------------------------------------------

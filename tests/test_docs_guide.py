@@ -22,6 +22,7 @@ How a page is tested (the convention, also described in ``docs/guide/README.md``
     own ``pytest`` command when it has one);
   - ```` ```python ```` with another ``file:``: imported;
   - ```` ```python ```` without: executed in the workspace, in a fresh namespace;
+  - ```` ```yaml ```` with ``launch``: a launch file, validated as ``sengen launch`` does;
   - ```` ```yaml ````: loaded and preloaded as ``sengen run CFG --check`` does (imports,
     classes, properties, components, and a transport's Zenoh settings): valid, or failing
     with ``expect-error: TEXT``;
@@ -242,7 +243,7 @@ for step in steps:
 @dataclass
 class Step:
     block: Block
-    kind: str  # exec, import, validate, check, pytest, sh; covered: run by one of the sh
+    kind: str  # exec, import, validate, check, launch, pytest, sh; covered: run by one of the sh
     where: str
     path: str = ""
     output: Block | None = None  # the ``output`` block that follows
@@ -337,6 +338,15 @@ def _check_stl(step: Step, workspace: Path) -> None:
         assert any(expected in e for e in errors), f"{step.where}: {expected!r} not in {errors}"
 
 
+def _check_launch(step: Step, workspace: Path) -> None:
+    from sengen.cli.launch_file import LaunchFileError, load_launch
+
+    try:
+        load_launch(workspace / step.path)
+    except LaunchFileError as error:
+        raise AssertionError(f"{step.where}: " + "\n".join(error.problems)) from None
+
+
 def plan_page(page: Page, workspace: Path) -> list[Step]:
     """Write the page's files into ``workspace`` and list what to run, in page order."""
     steps: list[Step] = []
@@ -362,6 +372,10 @@ def plan_page(page: Page, workspace: Path) -> list[Step]:
             kind = "pytest" if Path(block.file).name.startswith("test_") else "import"
             assert kind == "pytest" or "/" not in block.file, f"{where}: modules sit at the top"
             steps.append(Step(block, kind, where, block.file))
+        elif block.lang == "yaml" and "launch" in block.directives:
+            steps.append(Step(block, "launch", where, block.file or f"_block_{block.line}.yaml"))
+            if block.file is None:
+                (workspace / steps[-1].path).write_text(block.code)
         elif block.lang == "yaml":
             path = block.file or f"_block_{block.line}.yaml"
             if block.file is None:
@@ -428,6 +442,8 @@ def run_page(page: Page, workspace: Path, *, build: bool = True) -> list[Step]:
             _run_pytest(step, workspace)
         elif step.kind == "check":
             _check_stl(step, workspace)
+        elif step.kind == "launch":
+            _check_launch(step, workspace)
     return steps
 
 

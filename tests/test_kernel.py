@@ -151,7 +151,11 @@ def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def test_sengen_run_from_the_command_line(project: Path) -> None:
     (project / "two.yaml").write_text(TWO_RATES)
-    assert _run("two.yaml", "--check", cwd=project).returncode == 0
+    checked = _run("two.yaml", "--check", cwd=project)
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout == "sengen: two.yaml is ready to run: 2 components, 3 objects\n"
+    quiet = _run("two.yaml", "--check", "-q", cwd=project)
+    assert (quiet.returncode, quiet.stdout) == (0, "")
     ran = _run("two.yaml", "--until", "300ms", cwd=project)
     assert ran.returncode == 0, ran.stderr
     printed = _run("two.yaml", "--print-config", cwd=project)

@@ -447,6 +447,7 @@ def test_a_name_is_used_once_per_bus_across_components(impls: ModuleType) -> Non
 
 
 def test_every_listener_gets_the_removal_when_the_owner_stops(impls: ModuleType) -> None:
+    added: dict[str, list[str]] = {"l1": [], "l2": []}
     removed: dict[str, list[str]] = {"l1": [], "l2": []}
     text = "build:\n" + producer(
         impls, "{name: s1, class: kbus.Counting, bus: local.b, serial: 15}", name="owner", group=2
@@ -457,14 +458,15 @@ def test_every_listener_gets_the_removal_when_the_owner_stops(impls: ModuleType)
         def setup(api: RunApi) -> None:
             api.select(
                 "SELECT kbus.Sensor FROM local.b WHERE serial = 15",
-                None,
+                lambda objs: added[name].extend(o.name for o in objs),
                 lambda objs: removed[name].extend(o.name for o in objs),
             )
 
         return Probe([lambda api: bool(removed[name])], setup, stop_when_done=False)
 
     def stop_owner(api: RunApi) -> bool:
-        if kernel_holder["kernel"].objects("local.b"):
+        # Only once every listener has the object: one that never saw it has nothing to remove.
+        if added["l1"] and added["l2"]:
             kernel_holder["kernel"].runner("owner").stop.set()
             return True
         return False
@@ -487,6 +489,7 @@ def test_every_listener_gets_the_removal_when_the_owner_stops(impls: ModuleType)
     kernel = Kernel(load_config_text(text), parts)
     kernel_holder["kernel"] = kernel
     assert kernel.run(Duration.parse("10 s")) == 0
+    assert added == {"l1": ["s1"], "l2": ["s1"]}
     assert removed == {"l1": ["s1"], "l2": ["s1"]}
 
 

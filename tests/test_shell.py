@@ -153,13 +153,19 @@ def test_ls_groups_objects_by_session_bus_and_dots(
     assert code == 0
     tree = out.splitlines()[3:]
     assert tree[:2] == ["local", "  b"]
-    assert [line.split() for line in tree[2:]] == [
+    assert [line.split() for line in tree[2:6]] == [
         ["s1", "kbus.Sensor", "local"],
         ["s2", "kbus.Sensor", "local"],
         ["boiler"],
         ["temp", "kbus.Sensor", "local"],
-        ["kernel", "(detected,", "not", "open)"],  # the kernel's bus, never opened
     ]
+    # The kernel's bus, never opened. The kernel component publishes its objects from its own
+    # thread, started with the group's other components, so on a busy machine the script can get
+    # here first: then the bus is not detected yet, and not listed.
+    assert [line.split() for line in tree[6:]] in (
+        [["kernel", "(detected,", "not", "open)"]],
+        [],
+    )
     assert tree[4].startswith("    boiler") and tree[5].startswith("      temp")
 
 
@@ -253,7 +259,8 @@ def test_listen_and_watch_print_until_stopped(
     stop = lines.index("stopped listening to s1")
     assert lines[stop : stop + 3] == ["stopped listening to s1", "stopped watching all", "2.5"]
     assert len(lines) == stop + 3  # nothing printed once stopped
-    events = [re.fullmatch(r"\[[\d:.]+\] local\.b\.s1\.ticked\((\d+)\)", x) for x in lines[2:stop]]
+    ticked = r"\[[\d:.]+\] local\.b\.s1\.ticked\(count=(\d+)\)"
+    events = [re.fullmatch(ticked, x) for x in lines[2:stop]]
     changes = [re.fullmatch(r"\[[\d:.]+\] local\.b\.s1\.a = (\d+)", x) for x in lines[2:stop]]
     counts = [int(m.group(1)) for m in events if m]
     assert len(counts) >= 2
@@ -290,13 +297,13 @@ def test_step_advance_and_time_drive_the_master_clock(
         "time 0.010000000",
         "listening to local.b.s1.ticked",
         "1.0",
-        "[0.010000000] local.b.s1.ticked(2)",
-        "[0.020000000] local.b.s1.ticked(3)",
+        "[0.010000000] local.b.s1.ticked(count=2)",
+        "[0.020000000] local.b.s1.ticked(count=3)",
         "time 0.030000000",
         "3.0",
-        "[0.030000000] local.b.s1.ticked(4)",
-        "[0.040000000] local.b.s1.ticked(5)",
-        "[0.050000000] local.b.s1.ticked(6)",
+        "[0.030000000] local.b.s1.ticked(count=4)",
+        "[0.040000000] local.b.s1.ticked(count=5)",
+        "[0.050000000] local.b.s1.ticked(count=6)",
         "time 0.060000000",
         "time 0.060000000",
     ]

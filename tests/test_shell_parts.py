@@ -103,7 +103,7 @@ def index(impls: ModuleType) -> Index:
 @pytest.mark.parametrize(
     ("line", "offered"),
     [
-        ("h", ["help", "history", "hot."]),
+        ("h", ["help", "history", "hot.", "hz"]),
         ("lo", ["local."]),
         ("local.b.", ["local.b.boiler.", "local.b.s1."]),
         ("local.b.bo", ["local.b.boiler."]),
@@ -122,6 +122,8 @@ def index(impls: ModuleType) -> Index:
             "watch hot.s1.",
             [f"hot.s1.{p}" for p in ("a", "b", "limits", "mode", "reading", "setpoint")],
         ),
+        ("echo hot.s1.re", ["hot.s1.reading"]),
+        ("bw local.b.s", ["local.b.s1", "local.b.s1."]),
         ("unlisten local.b.s1.", ["local.b.s1.ticked"]),
         ("unwatch ", []),
         ("open local.k", ["local.kernel"]),

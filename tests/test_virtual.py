@@ -178,6 +178,17 @@ def test_k7_a_real_time_configuration_runs_stepped_with_a_warning(
     assert "<yaml text>: kernel.runMode: 'realTime' is run as 'virtualTime'" in caplog.text
 
 
+@pytest.mark.parametrize(
+    "config", ["", "kernel: {appName: quiet}\n", "kernel: {runMode: virtualTime}\n"]
+)
+def test_no_run_mode_warning_unless_the_configuration_sets_another(
+    config: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING), TestKernel.from_yaml(config) as tk:
+        assert tk.kernel.config.kernel.run_mode == "virtualTime"
+    assert "runMode" not in caplog.text
+
+
 def test_an_exception_in_a_step_is_raised_by_step() -> None:
     def boom(api: RunApi) -> None:
         raise RuntimeError("model diverged")
@@ -344,8 +355,10 @@ def test_a_self_driven_component_sees_the_kernel_clock_and_never_holds_up_a_step
     begin = time.monotonic()
     with TestKernel([("bridge", bridge), ("t", ticker)]) as tk:
         tk.advance("100 ms")
+        # The bridge runs on its own thread: wait (bounded) until it has seen the last step's
+        # time, not merely any later one, which raced with the assertion below.
         deadline = time.monotonic() + 5
-        while not any(t > 0 for t in bridge.times) and time.monotonic() < deadline:
+        while 3 * P30 not in bridge.times and time.monotonic() < deadline:
             time.sleep(0.005)
     assert time.monotonic() - begin < 4  # the first step did not wait the 5 s for it
     assert ticker.times == [0, P30, 2 * P30, 3 * P30]

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from sengen.runtime.errors import SengenError
+from sengen.runtime.kernel.processes import ProcessDirectory
 from sengen.runtime.kernel.publisher import Interests, Publisher
 from sengen.runtime.kernel.sessions import BusDirectory
 from sengen.runtime.objects.addresses import bus_address_problem
@@ -54,6 +55,8 @@ class BusSpace:
         self.publication_listener: Callable[[Source, NativeObject, bool], None] | None = None
         self.interests = Interests()
         self.directory = BusDirectory()  # what api.sessions() reports
+        # The transport's knowledge of the other processes (``ps``, owners in ``info``).
+        self.processes: ProcessDirectory | None = None
 
     def sessions(self) -> list[str]:
         """The sessions in use, sorted."""
@@ -64,6 +67,12 @@ class BusSpace:
         """The objects registered on ``bus``, in registration order."""
         with self._lock:
             return [obj for obj, _ in self._names.get(bus, {}).values()]
+
+    def owner_of(self, bus: str, name: str) -> str | None:
+        """The component that registered object ``name`` on ``bus``; None if none did."""
+        with self._lock:
+            held = self._names.get(bus, {}).get(name)
+        return None if held is None else held[1]
 
     def claim(self, bus: str, obj: NativeObject, component: str) -> None:
         """Reserve ``obj``'s name (and its id) on ``bus`` for ``component``, or raise."""

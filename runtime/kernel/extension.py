@@ -11,7 +11,7 @@ to it. What is here is documented in docs/architecture.md, by need:
 * a **recorder**: subscriptions and their change logs, metadata, values, the configuration's
   helpers for its own keys;
 * an **inspector** (the shell): subscriptions, proxies, calls, metadata, the registry, queries,
-  and the kernel to build when it is launched on its own.
+  the processes of the system, and the kernel to build when it is launched on its own.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from __future__ import annotations
 from sengen.runtime.kernel.buses import BusSpace, Source
 from sengen.runtime.kernel.config import Config, LogConfig, load_config_text
 from sengen.runtime.kernel.config.models import BusAddress, fail
+from sengen.runtime.kernel.processes import Answer, ProcessDirectory, ProcessInfo, this_process
 from sengen.runtime.kernel.publisher import Interests
 from sengen.runtime.kernel.query import Query, QueryError, parse_query
 from sengen.runtime.kernel.sessions import BusDirectory
@@ -57,10 +58,12 @@ from sengen.runtime.objects.meta import (
 from sengen.runtime.objects.objects import Prop, route_call
 from sengen.runtime.objects.proxies import refused
 from sengen.runtime.objects.registry import registry
+from sengen.runtime.objects.suggest import did_you_mean, dotted_suggestion, suggestion
 from sengen.runtime.time.stepping import KernelClock, StepPlan
 
 __all__ = [
     "AliasMeta",
+    "Answer",
     "ArgMeta",
     "ArrayMeta",
     "BusAddress",
@@ -86,6 +89,8 @@ __all__ = [
     "NativeMeta",
     "OptionalMeta",
     "Owner",
+    "ProcessDirectory",
+    "ProcessInfo",
     "Prop",
     "PropertyMeta",
     "QuantityMeta",
@@ -101,6 +106,8 @@ __all__ = [
     "bus_address_problem",
     "class_codec",
     "describe",
+    "did_you_mean",
+    "dotted_suggestion",
     "fail",
     "load_config_text",
     "parse_query",
@@ -108,5 +115,7 @@ __all__ = [
     "registry",
     "resolve_alias",
     "route_call",
+    "suggestion",
+    "this_process",
     "values",
 ]

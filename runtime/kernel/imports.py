@@ -10,13 +10,17 @@ path to a class inside one of the imports.
 from __future__ import annotations
 
 import importlib
+import pkgutil
+import tomllib
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from sengen.runtime.errors import RegistryError, SengenError
-from sengen.runtime.objects.objects import NativeObject
+from sengen.runtime.objects.objects import NativeObject, implementations
 from sengen.runtime.objects.registry import OWN_SCOPE, registry
+from sengen.runtime.objects.suggest import did_you_mean, suggestion
 
 
 class ClassLookupError(SengenError, LookupError):
@@ -37,16 +41,61 @@ class ImportFailure:
     traceback: str | None
 
 
-def import_packages(imports: Sequence[str]) -> list[ImportFailure]:
-    """Import each module; one ``could not import package 'x': <reason>`` per failure."""
+def import_packages(imports: Sequence[str], folder: Path | None = None) -> list[ImportFailure]:
+    """Import each module; one ``could not import package 'x': <reason>`` per failure. ``folder``
+    is the configuration's, where a generated package is expected (see :func:`missing_hint`)."""
     failures = []
     for name in imports:
         try:
             importlib.import_module(name)
         except Exception as error:  # any failure of user code at import is a preload error
             problem = f"could not import package '{name}': {type(error).__name__}: {error}"
+            if isinstance(error, ModuleNotFoundError):
+                problem += missing_hint(name, error.name, folder)
             failures.append(ImportFailure(problem, user_traceback(error)))
     return failures
+
+
+def missing_hint(name: str, missing: str | None, folder: Path | None) -> str:
+    """What to do about the package ``name`` of ``imports`` when the module ``missing`` is not
+    there: a sibling module of a close name, or the command that generates the package. Only for
+    a dotted name that is itself, or lies inside, the missing module: a module that its own code
+    failed to import, or a plain user module, is not sengen's to generate."""
+    if missing is None or "." not in name or not _under(name, missing):
+        return ""
+    parent, _, leaf = missing.rpartition(".")
+    if parent:
+        try:
+            siblings = [
+                m.name for m in pkgutil.iter_modules(importlib.import_module(parent).__path__)
+            ]
+        except (ImportError, AttributeError):
+            siblings = []
+        found = suggestion(leaf, siblings)
+        if found is not None:
+            return f" (did you mean '{parent}.{found}'?)"
+    root = name.partition(".")[0]
+    where = folder.resolve() if folder is not None else Path.cwd()
+    project = _project_folder(where)
+    command = "sengen build" if project is not None else f"sengen build STL_DIR --out {root}"
+    base = project if project is not None else where
+    place = "" if base == Path.cwd().resolve() else f" in {base}"
+    return f"; generate it with '{command}'{place} first"
+
+
+def _project_folder(start: Path) -> Path | None:
+    """The folder of the nearest ``pyproject.toml`` with a ``[tool.sengen]`` table, upwards from
+    ``start``: there ``sengen build`` alone builds the project's packages."""
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                return None
+            if "sengen" in data.get("tool", {}):
+                return folder
+    return None
 
 
 def user_traceback(error: BaseException) -> str | None:
@@ -100,8 +149,21 @@ def resolve_class(name: str, imports: Sequence[str]) -> type[NativeObject]:
         return entry.base
     found = _by_path(name, imports)
     if found is None:
-        raise ClassLookupError(f"could not find class '{name}' in any of the imported packages")
+        hint = did_you_mean(name, class_names(scopes), dotted=True)
+        raise ClassLookupError(
+            f"could not find class '{name}' in any of the imported packages{hint}"
+        )
     return _instantiable(name, found)
+
+
+def class_names(scopes: Sequence[str]) -> list[str]:
+    """Every name a ``class:`` may use in ``scopes``: the STL classes and the implementations."""
+    names = [e.meta.qualified_name for s in scopes for e in registry.entries(s)[1]]
+    wanted = set(scopes)
+    names += [
+        n for n, found in implementations().items() if any(c.META.scope in wanted for c in found)
+    ]
+    return names
 
 
 def _by_path(name: str, imports: Sequence[str]) -> type[NativeObject] | None:
@@ -117,8 +179,11 @@ def _by_path(name: str, imports: Sequence[str]) -> type[NativeObject] | None:
 
 
 def _instantiable(name: str, cls: type[NativeObject]) -> type[NativeObject]:
-    if getattr(cls, "__abstractmethods__", None) or (
-        cls.__dict__.get("_STL_VIEW") and cls.META.is_abstract
-    ):
+    missing = sorted(getattr(cls, "__abstractmethods__", ()))
+    if missing:
+        # A user's implementation class that left some of its ``*_impl`` hooks out.
+        methods = ", ".join(f"{method}()" for method in missing)
+        raise ClassLookupError(f"class '{name}' is abstract: implement {methods}")
+    if cls.__dict__.get("_STL_VIEW") and cls.META.is_abstract:
         raise ClassLookupError(f"class '{name}' is abstract and cannot be instantiated")
     return cls

@@ -31,7 +31,7 @@ from sengen.runtime.kernel.builtin import KernelComponent
 from sengen.runtime.kernel.buses import BusSpace
 from sengen.runtime.kernel.component import Component, Retry
 from sengen.runtime.kernel.config import Config
-from sengen.runtime.kernel.config.loader import validation_messages
+from sengen.runtime.kernel.config.loader import keys_at, validation_messages
 from sengen.runtime.kernel.config.models import BuildEntry, LoadEntry, QueueConfig
 from sengen.runtime.kernel.config.tree import format_path
 from sengen.runtime.kernel.imports import (
@@ -44,6 +44,7 @@ from sengen.runtime.kernel.runner import EXIT_COMPONENT_FAILED, Runner
 from sengen.runtime.objects.duration import Duration
 from sengen.runtime.objects.objects import ConfigError, NativeObject, object_id
 from sengen.runtime.objects.proxies import RemoteProxy
+from sengen.runtime.objects.suggest import did_you_mean
 from sengen.runtime.time.stepping import Clock, KernelClock, Stepper
 from sengen.runtime.time.tracing import Tracers
 
@@ -180,7 +181,8 @@ class Kernel:
         if spec is None:
             spec = registered_components().get(entry.name)
             if spec is None:
-                problems.append(f"{where}.name: unknown component '{entry.name}'")
+                hint = did_you_mean(entry.name, registered_components())
+                problems.append(f"{where}.name: unknown component '{entry.name}'{hint}")
                 return None
         try:
             cls = _import_component(spec)
@@ -199,7 +201,9 @@ class Kernel:
                 return cls(model.model_validate(settings))  # type: ignore[call-arg]
             return cls()
         except ValidationError as error:
-            for path, message in validation_messages(error, model):  # type: ignore[arg-type]
+            # The entry's own keys are candidates too: ``grup`` means the entry's ``group``.
+            own = keys_at(LoadEntry, ())
+            for path, message in validation_messages(error, model, own):  # type: ignore[arg-type]
                 problems.append(f"{where}.{format_path(path)}: {message}")
         except Exception as error:
             problems.append(f"{where}: cannot create component '{spec}': {error}")
@@ -209,7 +213,10 @@ class Kernel:
         self, index: int, entry: BuildEntry, problems: list[str], tracebacks: dict[str, str]
     ) -> BuildComponent:
         where = f"{self.config.source}: build[{index}]"
-        failed = import_packages(entry.imports)
+        source = self.config.source
+        failed = import_packages(
+            entry.imports, None if source.startswith("<") else Path(source).parent
+        )
         for failure in failed:
             problem = f"{where}.imports: {failure.problem}"
             problems.append(problem)

@@ -26,6 +26,7 @@ from sengen.runtime.objects.context import CALLS, Context
 from sengen.runtime.objects.duration import Duration
 from sengen.runtime.objects.events import Connection, Events
 from sengen.runtime.objects.meta import Category, ClassMeta, EventMeta, MethodMeta, PropertyMeta
+from sengen.runtime.objects.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from typing import Self
@@ -362,8 +363,13 @@ class NativeObject(Object):
         for key, raw in config.items():
             prop = meta.property(key)
             if prop is None:
+                # Suggest only what a configuration may set: a read-only static would fail next.
+                settable = [
+                    p.stl_name for p in meta.all_properties if p.category is not Category.STATIC_RO
+                ]
                 problems.append(
                     f"did not find any property named '{key}' in class '{meta.qualified_name}'"
+                    + did_you_mean(key, settable)
                 )
             elif prop.category is Category.STATIC_RO:
                 problems.append(

@@ -1,5 +1,8 @@
 """The ``sengen`` command line. A thin layer over the library API; exit codes are shared:
-0 ok, 1 bad input, 2 usage, 3 a component failed at run time, 4 internal error."""
+0 ok, 1 bad input, 2 usage, 3 a component failed at run time, 4 internal error.
+
+Each command imports what it needs when it runs: ``sengen run``, ``shell`` and ``launch`` (one
+process each) must not pay for the STL front end and the generator (lark, black, jinja2)."""
 
 from __future__ import annotations
 
@@ -15,8 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sengen.api import check
-from sengen.codegen.builder import build, generate, project_docs, write_artifact, write_docs
+from sengen.cli.config_file import configuration_note, not_a_configuration
 from sengen.diagnostics import Diagnostic, has_errors, render_json, render_text
 from sengen.errors import InputError, UsageError
 from sengen.stl.project import config_import_path
@@ -43,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     _include_option(check)
     check.add_argument("--settings", metavar="FILE", help="a codegen settings file (JSON)")
     check.add_argument("--format", choices=("text", "json"), default="text")
+    _quiet_option(check)
     check.set_defaults(handler=_check)
 
     build = commands.add_parser("build", help="generate Python from STL")
@@ -56,11 +59,14 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--project", metavar="DIR", help="the project folder (default: .)")
     build.add_argument("--no-format", action="store_true", help="skip black (not canonical)")
     build.add_argument("--warnings-as-errors", action="store_true")
+    _quiet_option(build)
     build.set_defaults(handler=_build)
 
     docs = commands.add_parser("docs", help="write the Markdown reference of STL packages")
     docs.add_argument("paths", nargs="*", metavar="PATH", help="STL files or folders")
-    docs.add_argument("--out", metavar="FILE", help="the Markdown file to write")
+    docs.add_argument(
+        "--out", metavar="FILE", help="the file to write (default: the project's docs, or stdout)"
+    )
     _include_option(docs)
     docs.add_argument("--settings", metavar="FILE", help="a codegen settings file (JSON)")
     docs.add_argument("--project", metavar="DIR", help="the project folder (default: .)")
@@ -91,7 +97,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--start-stop", action="store_true", help="force runMode startAndStop (a smoke test)"
     )
+    _quiet_option(run)
     run.set_defaults(handler=_run)
+    launch = commands.add_parser("launch", help="start the processes a launch file names")
+    launch.add_argument("file", metavar="FILE", help="the YAML launch file")
+    launch.set_defaults(handler=_launch)
     shell = commands.add_parser("shell", help="a console on a system: interactive or scripted")
     shell.add_argument("configs", nargs="*", metavar="CONFIG", help="YAML configurations to run")
     shell.add_argument(
@@ -100,6 +110,15 @@ def _parser() -> argparse.ArgumentParser:
     shell.add_argument(
         "--wait", metavar="DURATION", help="how long a command waits for objects and results (5s)"
     )
+    shell.add_argument(
+        "--connect", metavar="ENDPOINT", help="join the running system at this rendezvous"
+    )
+    shell.add_argument(
+        "--attach",
+        metavar="CONFIG",
+        help="join the running system of CONFIG (only its transport settings are read)",
+    )
+    shell.add_argument("--session", metavar="NAME", help="open every bus of this session")
     shell.set_defaults(handler=_shell)
     record = commands.add_parser("record", help="the recorder's tools")
     record_commands = record.add_subparsers(dest="record_command", required=True)
@@ -129,6 +148,12 @@ def _include_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _quiet_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="no summary line when all went well"
+    )
+
+
 def _emit(diagnostics: Sequence[Diagnostic], output_format: str) -> None:
     if output_format == "json":
         sys.stdout.write(render_json(diagnostics))
@@ -137,6 +162,9 @@ def _emit(diagnostics: Sequence[Diagnostic], output_format: str) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from sengen.api import check_program
+    from sengen.cli.summary import check_summary
+
     mangling = True
     if args.paths:
         sources: list[Path] = [Path(p) for p in args.paths]
@@ -150,12 +178,22 @@ def _check(args: argparse.Namespace) -> int:
         includes = [*project.include_paths, *(Path(p) for p in args.include_paths)]
         settings = Path(args.settings) if args.settings else project.settings
         mangling = project.config.mangling_warnings
-    diagnostics = check(sources, include_paths=includes, settings=settings, mangling=mangling)
+    program, diagnostics = check_program(
+        sources, include_paths=includes, settings=settings, mangling=mangling
+    )
     _emit(diagnostics, args.format)
-    return EXIT_BAD_INPUT if has_errors(diagnostics) else EXIT_OK
+    if has_errors(diagnostics):
+        return EXIT_BAD_INPUT
+    if program is not None and not args.quiet and args.format == "text":
+        # With --format json stdout is for a program: the JSON alone.
+        sys.stdout.write(check_summary(program, diagnostics))
+    return EXIT_OK
 
 
 def _build(args: argparse.Namespace) -> int:
+    from sengen.cli.summary import build_summary
+    from sengen.codegen.builder import build, generate
+
     if args.paths:
         if not args.out:
             raise UsageError("sengen build with PATH needs --out DIR")
@@ -187,26 +225,45 @@ def _build(args: argparse.Namespace) -> int:
         for path in [*result.written, *result.removed]:
             sys.stderr.write(f"sengen: out of date: {path}\n")
         return EXIT_BAD_INPUT
+    if not args.quiet:
+        sys.stdout.write(build_summary(result, args.check))
     return EXIT_OK
 
 
 def _docs(args: argparse.Namespace) -> int:
+    from sengen.codegen.builder import write_artifact
+    from sengen.codegen.docs import render_docs  # jinja2 templates: only for this command
+
+    out = Path(args.out) if args.out else None
     if args.paths:
-        if not args.out:
-            raise UsageError("sengen docs with PATH needs --out FILE")
-        result = write_docs(
-            [Path(p) for p in args.paths],
-            Path(args.out),
-            include_paths=[Path(p) for p in args.include_paths or ["."]],
-            settings=Path(args.settings) if args.settings else None,
-        )
+        sources = [Path(p) for p in args.paths]
+        includes = [Path(p) for p in args.include_paths or ["."]]
+        settings = Path(args.settings) if args.settings else None
     else:
-        result = project_docs(Path(args.project or "."), Path(args.out) if args.out else None)
-    _emit(result, "text")
-    return EXIT_BAD_INPUT if has_errors(result) else EXIT_OK
+        from sengen.stl.project import load_project  # pydantic: only for projects
+
+        project = load_project(Path(args.project or "."))
+        sources, settings = project.sources, project.settings
+        includes = [*project.include_paths, *(Path(p) for p in args.include_paths)]
+        if args.settings:
+            settings = Path(args.settings)
+        if out is None and project.config.docs:
+            out = project.path(project.config.docs)
+    # With no file named, neither by --out nor by the project, the reference goes to stdout as
+    # `sengen schema`'s does.
+    text, diagnostics = write_artifact(
+        sources, out, render_docs, include_paths=includes, settings=settings
+    )
+    _emit(diagnostics, "text")
+    if has_errors(diagnostics) or text is None:
+        return EXIT_BAD_INPUT
+    if out is None:
+        sys.stdout.write(text.decode())
+    return EXIT_OK
 
 
 def _schema(args: argparse.Namespace) -> int:
+    from sengen.codegen.builder import write_artifact
     from sengen.codegen.schema import render_schema  # pydantic models: only for this command
 
     out = Path(args.out) if args.out else None
@@ -255,9 +312,10 @@ def _init(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from sengen.cli.summary import run_check_summary
     from sengen.runtime import Duration, TimeValueError
     from sengen.runtime.kernel.config import ConfigurationError, load_config
-    from sengen.runtime.kernel.kernel import Kernel, PreloadError
+    from sengen.runtime.kernel.kernel import BuildComponent, Kernel, PreloadError
 
     until = None
     if args.until is not None:
@@ -266,10 +324,15 @@ def _run(args: argparse.Namespace) -> int:
         except TimeValueError as error:
             raise UsageError(f"--until: {error}") from None
     path = Path(args.config)
+    refused = not_a_configuration(path)
+    if refused is not None:
+        sys.stderr.write(refused)
+        return EXIT_BAD_INPUT
     try:
         config = load_config(path)
     except ConfigurationError as error:
         sys.stderr.write("".join(f"{line}\n" for line in error.problems))
+        sys.stderr.write(configuration_note(path))
         return EXIT_BAD_INPUT
     for line in config.warnings:
         sys.stderr.write(f"{line}\n")
@@ -285,8 +348,20 @@ def _run(args: argparse.Namespace) -> int:
         _preload_problems(error)
         return EXIT_BAD_INPUT
     if args.check:
+        if not args.quiet:
+            objects = sum(
+                len(r.component.objects)
+                for r in kernel.components
+                if isinstance(r.component, BuildComponent)
+            )
+            sys.stdout.write(run_check_summary(str(path), len(kernel.components), objects))
         return EXIT_OK
     _configure_logging(config.kernel.log_config)
+    ready = os.environ.get("SENGEN_LAUNCH_READY")
+    if ready:  # started by `sengen launch`, which waits for this kernel to be up
+        from sengen.cli.launch import report_ready
+
+        report_ready(ready)
     progress = _Progress(until.ns) if until is not None and sys.stderr.isatty() else None
     with _signals(kernel):
         code = kernel.run(until, progress if kernel.clock is not None else None)
@@ -295,7 +370,14 @@ def _run(args: argparse.Namespace) -> int:
     return code
 
 
+def _launch(args: argparse.Namespace) -> int:
+    from sengen.cli.launch import launch
+
+    return launch(args.file)
+
+
 def _shell(args: argparse.Namespace) -> int:
+    from sengen.cli.attach import NoAnswer, joining
     from sengen.runtime import Duration, TimeValueError
     from sengen.runtime.components.shell.component import DEFAULT_WAIT
     from sengen.runtime.components.shell.launch import shell_config, shell_of
@@ -310,9 +392,13 @@ def _shell(args: argparse.Namespace) -> int:
             raise UsageError(f"--wait: {error}") from None
     paths = [Path(p) for p in args.configs]
     try:
-        config = shell_config(paths)
+        transport, join = joining(args)
+        config = shell_config(paths, transport)
     except ConfigurationError as error:
         sys.stderr.write("".join(f"{line}\n" for line in error.problems))
+        return EXIT_BAD_INPUT
+    except NoAnswer as error:
+        sys.stderr.write(f"sengen: error: {error}\n")
         return EXIT_BAD_INPUT
     for line in config.warnings:
         sys.stderr.write(f"{line}\n")
@@ -327,6 +413,7 @@ def _shell(args: argparse.Namespace) -> int:
     if shell is None:
         sys.stderr.write("sengen: error: component 'shell' is not sengen's shell\n")
         return EXIT_BAD_INPUT
+    shell.join = join
     if args.commands is not None:
         shell.use_script(args.commands, wait)
     else:

@@ -450,34 +450,3 @@ def write_artifact(
     if _changed(Path(out), text):
         _atomic_write(Path(out), text)
     return text, diagnostics
-
-
-def write_docs(
-    sources: Iterable[PathLike],
-    out: PathLike,
-    *,
-    include_paths: Iterable[PathLike] = (),
-    settings: PathLike | Settings | None = None,
-) -> list[Diagnostic]:
-    """``sengen docs``: the Markdown reference of ``sources`` written to ``out``."""
-    _, diagnostics = write_artifact(
-        sources, out, _render_docs, include_paths=include_paths, settings=settings
-    )
-    return diagnostics
-
-
-def project_docs(project_dir: PathLike, out: Path | None = None) -> list[Diagnostic]:
-    """``sengen docs`` without PATH: the project's sources to its ``docs`` file (or ``out``)."""
-    try:
-        from sengen.stl.project import load_project  # pydantic: only for projects
-
-        project = load_project(Path(project_dir))
-    except InputError as error:
-        return list(error.diagnostics)
-    target = out or (project.path(project.config.docs) if project.config.docs else None)
-    if target is None:
-        message = "[tool.sengen] sets no 'docs' file; give --out FILE"
-        return [_file_error(project.path("pyproject.toml"), message)]
-    return write_docs(
-        project.sources, target, include_paths=project.include_paths, settings=project.settings
-    )

@@ -10,6 +10,7 @@ from sengen.stl.comments import join_texts
 from sengen.stl.names import member_name_error
 from sengen.stl.settings import Settings
 from sengen.stl.source import SourceFile
+from sengen.stl.suggest import suggest_attribute
 from sengen.stl.syntax import Member, Ref, Statement
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ _ALLOWED = {
     "fn": frozenset(_TRANSPORTS) | {"const", "local", "deferred"},
     "event": frozenset(_TRANSPORTS),
 }
+_KNOWN = frozenset().union(*_ALLOWED.values(), {"tag"})
 _WORD = {"var": "property", "fn": "method", "event": "event"}
 _ARTICLE = {"var": "a property", "fn": "a method", "event": "an event"}
 _REPEATED = {
@@ -68,6 +70,8 @@ class Resolver(Protocol):
 
     def lookup(self, ref: Ref) -> m.Type | None: ...
 
+    def suggestion(self, ref: Ref) -> str: ...
+
     def value_type(self, ref: Ref, not_found: str) -> m.Type | None: ...
 
     def class_parent(self, ref: Ref) -> m.ClassType | None: ...
@@ -81,6 +85,7 @@ class _Attributes:
         self.category: str | None = None
         self.transport: str | None = None
         self.tags: list[str] = []
+        self.ok = True
 
 
 class _ClassResolver:
@@ -104,6 +109,11 @@ class _ClassResolver:
             if not self._member_name(member, own, parent):
                 self.ok = False
             attributes = self._attributes(member)
+            if not attributes.ok:
+                # A mistyped attribute ('statc') changes what the member means: checking the
+                # member without it would report a consequence (data loss) before the cause.
+                self.ok = False
+                continue
             if member.kind == "var":
                 prop = self._property(member, attributes)
                 if prop is not None:
@@ -190,18 +200,20 @@ class _ClassResolver:
                 result.tags.append(str(attribute.value))
                 continue
             if label not in _ALLOWED[member.kind] or attribute.value is not None:
-                self.r.error(attribute.name, f"invalid attribute '{label}' for {word}")
-                self.ok = False
+                # Only a name no member kind knows is a typo: '[writable]' on a method is not.
+                extra = "" if label in _KNOWN else suggest_attribute(label, _ALLOWED[member.kind])
+                self.r.error(attribute.name, f"invalid attribute '{label}' for {word}{extra}")
+                result.ok = False
                 continue
             if label in result.flags or (label in _TRANSPORTS and result.transport is not None):
                 self.r.error(attribute.name, f"repeated value for attribute '{label}'")
-                self.ok = False
+                result.ok = False
                 continue
             if label in _CATEGORIES and result.category is not None:
                 self.r.error(
                     attribute.name, f"conflicting attributes '{result.category}' and '{label}'"
                 )
-                self.ok = False
+                result.ok = False
                 continue
             result.flags.add(label)
             if label in _TRANSPORTS:
@@ -315,7 +327,9 @@ class _ClassResolver:
             found = self.r.lookup(member.type)
             if found is None:
                 self.r.ref_error(
-                    member.type, f"invalid return type for method {label}: '{member.type.text}'"
+                    member.type,
+                    f"invalid return type for method {label}: '{member.type.text}'"
+                    + self.r.suggestion(member.type),
                 )
                 valid_return = False
             elif isinstance(found, m.VoidType):

@@ -19,6 +19,7 @@ from sengen.stl.classes import resolve_class
 from sengen.stl.names import member_name_error, type_name_error
 from sengen.stl.settings import Settings
 from sengen.stl.source import SourceFile
+from sengen.stl.suggest import suggest_type
 from sengen.stl.syntax import Ref, Statement
 from sengen.stl.units import find_unit, suggest_unit
 
@@ -269,7 +270,32 @@ class FileResolver:
             else:
                 advice = f"import '{found.location.file}', which declares '{found.qualified_name}'"
             message += f": {advice}"
+        else:
+            message += self.suggestion(ref)
         self.ref_error(ref, message)
+
+    def suggestion(self, ref: Ref) -> str:
+        """`` (did you mean 'x'?)`` for a reference that was not found, or ``""``."""
+        return suggest_type(ref.text, self._visible_names(ref.text))
+
+    def _visible_names(self, text: str) -> list[str]:
+        """The declared names that :meth:`lookup` would find, spelled as ``text`` is (dotted or
+        not), for suggesting one in place of a reference that was not found."""
+        if "." in text:
+            return [name for s in (self.scope, *self.scope.closure) for name in s.qualified]
+        names = list(self.scope.simple)
+        package = self.scope.package
+        for imported in self.scope.direct:
+            if imported.package == package:
+                names += imported.simple
+            prefix = _common_prefix(imported.package, package)
+            if prefix:
+                names += [
+                    name.removeprefix(f"{prefix}.")
+                    for name in imported.qualified
+                    if name.startswith(f"{prefix}.")
+                ]
+        return names
 
     def value_type(self, ref: Ref, not_found: str) -> m.Type | None:
         """A reference in a value position; None when invalid (and reported unless inherited)."""

@@ -45,13 +45,16 @@ class TestKernel:
     ) -> None:
         """``components`` are (name, component[, group]); ``config`` a loaded configuration."""
         config = config if config is not None else load_config_text("")
-        if config.kernel.run_mode != "virtualTime":
+        # Only a runMode the configuration wrote is worth a warning: the model's default
+        # (realTime) is what nearly every test configuration leaves unset.
+        kernel = config.kernel
+        if "run_mode" in kernel.model_fields_set and kernel.run_mode != "virtualTime":
             _log.warning(
                 "%s: kernel.runMode: '%s' is run as 'virtualTime' by the test kernel",
                 config.source,
-                config.kernel.run_mode,
+                kernel.run_mode,
             )
-            config.kernel.run_mode = "virtualTime"
+        kernel.run_mode = "virtualTime"
         parts = [(c[0], c[1], c[2] if len(c) == 3 else 1) for c in components]
         self.kernel = Kernel(config, parts)
         self.kernel.parked_writes = True

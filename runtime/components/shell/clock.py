@@ -5,6 +5,9 @@ The shell is real-time-only, so it keeps cycling while it waits for the master: 
 ordinary calls, and the master answers once every step is done. The master's ``time`` is the
 time of the next cycle; it is printed from the shell's proxy, which the drain that brings the
 result has already refreshed (the master commits its time before it sends the result).
+``watch`` samples at the shell's drains, so while something is watched ``step n`` steps one at
+a time: each step's values reach a drain of their own. ``echo`` needs no such help: its change
+logs bring every commit.
 """
 
 from __future__ import annotations
@@ -49,10 +52,15 @@ def step(console: Console, text: str) -> Steps:
     if count < 1:
         raise CommandError(f"step takes a number of steps >= 1, got {count}")
     master = yield from _master(console)
-    method, args = ("step", ()) if count == 1 else ("steps", (count,))
-    call: Call[Duration] = master._call_(method, args, None, None)
-    yield call
-    console.result(call)
+    calls: list[tuple[str, tuple[int, ...]]]
+    if count == 1 or console.watches.changes:
+        calls = [("step", ())] * count
+    else:
+        calls = [("steps", (count,))]
+    for method, args in calls:
+        call: Call[Duration] = master._call_(method, args, None, None)
+        yield call
+        console.result(call)
     _say_time(console, master)
 
 

@@ -13,13 +13,15 @@ from typing import TYPE_CHECKING
 
 from sengen.runtime import Duration, Object, QueryError, TimeValueError
 from sengen.runtime.errors import RegistryError
-from sengen.runtime.kernel.extension import bus_address_problem, registry
+from sengen.runtime.kernel.extension import bus_address_problem, did_you_mean, registry
 
-from . import clock
+from . import clock, echo
 from .jobs import Again, CommandError, Steps, Until
 from .members import member_command
+from .processes import ps, remote_owner
 from .render import class_info, kind_of, object_info, table, type_info
 from .sources import query_name_problem
+from .suggest import object_hint
 
 if TYPE_CHECKING:
     from .console import Console
@@ -38,6 +40,9 @@ def dispatch(console: Console, line: str) -> Steps | None:
     command = COMMANDS.get(name)
     if command is not None:
         return command.run(console, rest.strip())
+    hint = did_you_mean(name, COMMANDS) if "." not in name else ""
+    if hint:  # a name without a dot is no <obj>.<member>: the suggestion says what it could be
+        raise CommandError(f"unknown command '{name}'{hint}")
     if "=" in name:  # <obj>.<property>=value, written without spaces
         name, _, value = line.strip().partition("=")
         return member_command(console, name.strip(), "=" + value)
@@ -179,8 +184,9 @@ def _info(console: Console, text: str) -> Steps | None:
 
 def _object_info(console: Console, text: str) -> Steps:
     while (obj := console.sources.find(text)) is None:
-        yield Again(f"could not find object or type {text}")
-    for line in object_info(console.sources.path_of(obj), obj, console.virtual):
+        yield Again(f"could not find object or type {text}{object_hint(console.sources, text)}")
+    owner = yield from remote_owner(console, obj)
+    for line in object_info(console.sources.path_of(obj), obj, console.virtual, owner):
         console.say(line)
 
 
@@ -245,8 +251,8 @@ def _help(console: Console, text: str) -> None:
     for line in table(rows, indent=""):
         console.say(line)
     console.say(
-        "keys: Tab completes, Up/Down browse the history, Ctrl-C stops listening,"
-        " Ctrl-D on an empty line shuts down"
+        "keys: Tab completes, Up/Down browse the history, Ctrl-C stops listen, watch, echo,"
+        " hz and bw, Ctrl-D on an empty line shuts down"
     )
 
 
@@ -283,10 +289,23 @@ COMMANDS: dict[str, Command] = {
     "close": Command("close <source>", "close a bus or a query", _close),
     "src": Command("src", "the open sources and their queries", _src),
     "info": Command("info <object | type>", "an object's state and members, or a type", _info),
+    "ps": Command("ps", "the processes of the system: app, pid, host, objects, components", ps),
     "listen": Command("listen <obj>[.<event>]", "print each event", _listen),
     "unlisten": Command("unlisten [<obj>[.<event>]]", "stop listening", _stopper("listen")),
-    "watch": Command("watch <obj>[.<property>]", "print each property change", _watch),
+    "watch": Command(
+        "watch <obj>[.<property>]",
+        "print the value at each cycle of the shell when it changed (samples: see echo)",
+        _watch,
+    ),
     "unwatch": Command("unwatch [<obj>[.<property>]]", "stop watching", _stopper("watch")),
+    "echo": Command(
+        echo.ECHO_USAGE, "print every committed change with its commit time", echo.echo
+    ),
+    "unecho": Command("unecho [<obj>[.<property>]]", "stop echo", echo.stopper("echo")),
+    "hz": Command(echo.HZ_USAGE, "the rate of committed changes, each second", echo.hz),
+    "unhz": Command("unhz [<obj>[.<property>]]", "stop hz", echo.stopper("hz")),
+    "bw": Command(echo.BW_USAGE, "the bytes per second of the changes, each second", echo.bw),
+    "unbw": Command("unbw [<obj>[.<property>]]", "stop bw", echo.stopper("bw")),
     "step": Command("step [n]", "n steps of the master clock", clock.step),
     "advance": Command("advance <duration>", "advance the master clock", clock.advance),
     "time": Command("time", "the master clock's time", clock.show_time),

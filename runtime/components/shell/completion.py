@@ -1,5 +1,6 @@
-"""Tab completion (runtime.md §9.1): commands, sources, object paths group by group, members,
-and type names for ``info``.
+"""Tab completion (runtime.md §9.1): commands, sources, sessions and buses (detected ones too),
+object paths group by group, members, type names for ``info``, and each command's options, read
+from its usage in the commands table (``--csv`` in ``echo <obj>.<property> [--csv]``).
 
 The shell's thread builds an immutable :class:`Index` whenever its sources change; the prompt's
 thread only reads the latest one, so completing never touches a proxy or the kernel.
@@ -7,8 +8,10 @@ thread only reads the latest one, so completing never touches a proxy or the ker
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from sengen.runtime.kernel.extension import ClassMeta, registry
 
@@ -27,6 +30,21 @@ class Names:
     dynamic: tuple[str, ...]
 
 
+class Usage(Protocol):
+    """A command of the commands table, as completion reads it."""
+
+    @property
+    def usage(self) -> str: ...
+
+
+_OPTION = re.compile(r"--[a-z][a-z-]*")
+
+
+def options_of(commands: Mapping[str, Usage]) -> dict[str, tuple[str, ...]]:
+    """Each command's options, as its usage spells them."""
+    return {name: tuple(sorted(set(_OPTION.findall(c.usage)))) for name, c in commands.items()}
+
+
 @dataclass(frozen=True)
 class Index:
     commands: tuple[str, ...] = ()
@@ -36,14 +54,17 @@ class Index:
     types: tuple[str, ...] = ()
     listening: tuple[str, ...] = ()
     watching: tuple[str, ...] = ()
+    streaming: tuple[str, ...] = ()  # the kinds of stream in progress (echo, hz, bw)
+    options: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # by command
 
 
 def build_index(
-    commands: Iterable[str], sources: Sources, listening: list[str], watching: list[str]
+    commands: Mapping[str, Usage], sources: Sources, listening: list[str], watching: list[str]
 ) -> Index:
     """``listening`` and ``watching``: the active targets, for ``unlisten`` and ``unwatch``."""
     objects: dict[str, Names] = {}
     buses = {s for s in sources.sources if "." in s}
+    buses.update(sources.sessions.buses())  # detected, open or not: what ``ls`` lists
     for path, obj, _ in sources.entries():
         objects[path] = names_of(obj.META)
         if obj.bus is not None:
@@ -63,6 +84,7 @@ def build_index(
         tuple(sorted(types)),
         tuple(listening),
         tuple(watching),
+        options=options_of(commands),
     )
 
 
@@ -90,20 +112,24 @@ def candidates(index: Index, before: str) -> tuple[str, list[str]]:
         found |= _paths(word, index.objects, lambda n: n.members)
         return word, sorted(found)
     command = words[0]
-    if position > 1:
-        return word, []
+    options = {o for o in index.options.get(command, ()) if o.startswith(word)}
+    if word.startswith("-"):
+        return word, sorted(options)
+    if position > 1:  # past the first argument, only options
+        return word, sorted(options)
     chosen: set[str]
     if command in ("close", "src"):
         chosen = {s for s in index.sources if s.startswith(word)}
-    elif command == "open":
-        chosen = {b for b in index.buses if b.startswith(word)}
+    elif command == "open":  # a session, or one of its buses
+        sessions = {b.partition(".")[0] for b in index.buses}
+        chosen = {b for b in (*sessions, *index.buses) if b.startswith(word)}
     elif command in ("info", "ls"):
         chosen = _paths(word, index.objects, lambda n: ())
         if command == "info":
             chosen |= {t for t in index.types if t.startswith(word)}
     elif command == "listen":
         chosen = _paths(word, index.objects, lambda n: n.events, objects_too=True)
-    elif command == "watch":
+    elif command in ("watch", "echo", "hz", "bw"):
         chosen = _paths(word, index.objects, lambda n: n.dynamic, objects_too=True)
     elif command in ("unlisten", "unwatch"):
         active = index.listening if command == "unlisten" else index.watching

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import queue
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -25,6 +26,7 @@ from .commands import COMMANDS, dispatch
 from .completion import Index, build_index
 from .console import Console
 from .jobs import Job
+from .join import Join, JoinCheck
 from .literals import split_commands
 from .output import Printer
 from .sources import query_name_problem
@@ -115,6 +117,8 @@ class Shell(Component):
         self._failed = False
         self._ended = False  # no more input is taken: the kernel stops, or the input ended
         self._prompt: Prompt | None = None
+        self.join: Join | None = None  # set by sengen shell when it joins a running system
+        self._join_check: JoinCheck | None = None
 
     def is_real_time_only(self) -> bool:
         return True
@@ -142,6 +146,8 @@ class Shell(Component):
             console.sources.open(bus, f"SELECT * FROM {bus}", announce=False)
         for query in self.config.query:
             console.sources.open(query.name, query.selection, announce=False)
+        if self.join is not None:
+            self._join_check = JoinCheck(self.join, console, api.get_time().ns)
         if mode == "script" and self.script is not None:
             for command in split_commands(self.script):
                 self._inbox.put(Request(command))
@@ -187,9 +193,12 @@ class Shell(Component):
     def _cycle(self) -> None:
         console = self._console
         now = self._api.get_time().ns
+        if self._join_check is not None:
+            self._join_check.poll(now)
         for job in self._jobs:
             job.advance(now)
         self._settle()
+        console.streams.tick(now)
         while not self._ended and not (console.patient and self._jobs):
             try:
                 request = self._inbox.get_nowait()
@@ -203,11 +212,14 @@ class Shell(Component):
         if self._prompt is not None and console.changed:
             console.changed = False
             watches = console.watches
-            self._index = build_index(
-                COMMANDS,
-                console.sources,
-                _targets(watches.events),
-                _targets(watches.changes),
+            self._index = replace(
+                build_index(
+                    COMMANDS,
+                    console.sources,
+                    _targets(watches.events),
+                    _targets(watches.changes),
+                ),
+                streaming=tuple(console.streams.kinds()),
             )
 
     def _settle(self) -> None:

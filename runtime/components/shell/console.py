@@ -14,9 +14,11 @@ from typing import Any
 
 from sengen.runtime import Call, Object, RunApi
 
+from .echo import Streams
 from .jobs import Again, Bounds, CommandError, Job, Steps, Wait
 from .output import Printer
 from .sources import Sources
+from .suggest import object_hint
 from .watch import Watches
 
 
@@ -45,6 +47,8 @@ class Console:
         self.sources = Sources(api, printer.say, self._touch)
         self.watches = Watches(printer.say, self.virtual, self._touch)
         self.sources.removed.append(self.watches.forget)
+        self.streams = Streams(api, printer.say, self.virtual, self._touch)  # echo, hz, bw
+        self.sources.removed.append(self.streams.forget)
         self.history: list[str] = []
 
     def _touch(self) -> None:
@@ -71,7 +75,7 @@ class Console:
     def find(self, path: str) -> Generator[Wait, None, Object]:
         """The object at ``path``, waiting for it to be discovered if the job may wait."""
         while (found := self.sources.find(path)) is None:
-            yield Again(f"could not find object {path}")
+            yield Again(f"could not find object {path}{object_hint(self.sources, path)}")
         return found
 
     def target(self, text: str) -> Generator[Wait, None, tuple[Object, str | None]]:
@@ -85,7 +89,7 @@ class Console:
             if part is not None:
                 return part, member
             missing = head if head and head not in self.sources.sources else text
-            yield Again(f"could not find object {missing}")
+            yield Again(f"could not find object {missing}{object_hint(self.sources, missing)}")
 
     def result(self, call: Call[Any]) -> Any:
         """A finished call's value, or its error as the command's failure."""

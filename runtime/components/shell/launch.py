@@ -25,9 +25,13 @@ NAME = "shell"
 TRANSPORTS = ("transport", "zenoh", "ether")
 
 
-def shell_config(paths: Sequence[Path]) -> Config:
-    """The merged configuration; raises ``ConfigurationError`` like any configuration."""
+def shell_config(paths: Sequence[Path], transport: dict[str, object] | None = None) -> Config:
+    """The merged configuration; raises ``ConfigurationError`` like any configuration.
+    ``transport``: the transport entry of a shell that joins a running system (``--connect``,
+    ``--attach``) instead of starting one."""
     tree: dict[str, object] = {"load": [{"name": NAME}]}
+    if transport is not None:
+        tree["load"] = [transport, {"name": NAME}]
     if paths:
         tree = {"include": [str(p.resolve()) for p in paths], **tree}
     config = load_config_text(yaml.safe_dump(tree), "<sengen shell>")

@@ -24,6 +24,7 @@ from sengen.runtime.kernel.extension import (
 from .jobs import CommandError, Steps
 from .literals import LiteralError, parse_value, parse_values
 from .render import json_text, property_lines, signature
+from .suggest import member_hint
 
 if TYPE_CHECKING:
     from .console import Console
@@ -63,7 +64,8 @@ def member_command(console: Console, target: str, rest: str) -> Steps:
     method = meta.method(member)
     if method is None:
         what = "method" if rest else "property or method"
-        raise CommandError(f"{what} '{member}' not found in {path} ({meta.qualified_name})")
+        hint = member_hint(meta, member, methods_only=bool(rest))
+        raise CommandError(f"{what} '{member}' not found in {path} ({meta.qualified_name}){hint}")
     if method.local:
         raise CommandError(str(LocalMethodError(method.stl_name)))
     # The generated methods' dynamic form, by STL name: the shell works from metadata alone.

@@ -7,11 +7,14 @@ input) or never runs a shell does not load it.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import Application
@@ -46,6 +49,33 @@ class ShellCompleter(Completer):
         word, found = candidates(self._index(), document.text_before_cursor)
         for text in found:
             yield Completion(text, start_position=-len(word))
+
+
+def _stream_handlers() -> Iterator[logging.StreamHandler[Any]]:
+    loggers = [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]
+    for logger in loggers:
+        if isinstance(logger, logging.Logger):
+            for handler in logger.handlers:
+                if type(handler) is logging.StreamHandler:  # not a file's
+                    yield handler
+
+
+@contextlib.contextmanager
+def _logging_through(real: tuple[object, ...], patched: tuple[object, ...]) -> Iterator[None]:
+    """While the prompt runs, log handlers write through patch_stdout's streams: a handler keeps
+    the stream it was made with (the real stderr), and a line written there directly would land
+    on the prompt line, after the text being typed. Through the patched stream it is printed
+    above the prompt, which is drawn again below it."""
+    swapped: list[tuple[logging.StreamHandler[Any], Any]] = []
+    for handler in _stream_handlers():
+        for before, after in zip(real, patched, strict=True):
+            if handler.stream is before:
+                swapped.append((handler, handler.setStream(after)))
+    try:
+        yield
+    finally:
+        for handler, stream in swapped:
+            handler.setStream(stream)
 
 
 class Prompt:
@@ -103,7 +133,9 @@ class Prompt:
             complete_while_typing=False,
         )
         self._app = session.app
-        with patch_stdout(raw=True):
+        outer = (sys.stdout, sys.stderr)
+        # The second manager's arguments are read once the first has patched sys.std*.
+        with patch_stdout(raw=True), _logging_through(outer, (sys.stdout, sys.stderr)):
             while not self._stopping.is_set():
                 try:
                     text = session.prompt(self._message)
@@ -113,6 +145,8 @@ class Prompt:
                         self._submit("unlisten")
                     if index.watching:
                         self._submit("unwatch")
+                    for kind in index.streaming:
+                        self._submit(f"un{kind}")
                     continue
                 except EOFError:  # Ctrl-D on an empty line, or the shell is stopping
                     if not self._stopping.is_set():

@@ -8,6 +8,7 @@ can be pasted into a call.
 from __future__ import annotations
 
 import json
+import struct
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from sengen.runtime import LocalProxy, NativeObject, Object
 from sengen.runtime.kernel.extension import (
     AliasMeta,
+    ArgMeta,
     ArrayMeta,
     Category,
     ClassMeta,
@@ -28,6 +30,7 @@ from sengen.runtime.kernel.extension import (
     StructMeta,
     TypeMeta,
     VariantMeta,
+    resolve_alias,
     values,
 )
 
@@ -39,12 +42,53 @@ CATEGORIES = {
 }
 
 
+# 2001-09-09 in nanoseconds since the epoch: a wall-clock time is later, and virtual time since
+# the start of a run never gets this far (31 years).
+_WALL_CLOCK_NS = 10**18
+
+
 def json_text(meta: TypeMeta, value: Any) -> str:
-    return json.dumps(values.to_config(meta, value), ensure_ascii=False)
+    return json.dumps(_shortest(meta, values.to_config(meta, value)), ensure_ascii=False)
 
 
-def arguments(args: Sequence[tuple[TypeMeta, Any]]) -> str:
-    return ", ".join(json_text(meta, value) for meta, value in args)
+def _shortest(meta: TypeMeta, form: Any) -> Any:
+    """``form`` (a configuration form of ``meta``) with each f32 as the float of its shortest
+    decimal: an f32 that crossed the wire is a double such as 0.10000000149011612, which is
+    printed as the 0.1 it was set to. f64 needs nothing: json writes the shortest repr."""
+    meta = resolve_alias(meta)
+    if isinstance(meta, QuantityMeta):
+        meta = meta.value_type
+    if isinstance(meta, NativeMeta):
+        return _f32(form) if meta.qualified_name == "f32" and type(form) is float else form
+    if isinstance(meta, StructMeta):
+        return {f.stl_name: _shortest(f.type, form[f.stl_name]) for f in meta.fields}
+    if isinstance(meta, VariantMeta):
+        alternative = meta.alternative(form["type"])
+        assert alternative is not None
+        return {"type": form["type"], "value": _shortest(alternative.type, form["value"])}
+    if isinstance(meta, SequenceMeta | ArrayMeta) and not meta.is_bytes:
+        return [_shortest(meta.element, item) for item in form]
+    if isinstance(meta, OptionalMeta) and form is not None:
+        return _shortest(meta.target, form)
+    return form
+
+
+def _f32(value: float) -> float:
+    """The float of the fewest significant digits that is the same f32 as ``value``."""
+    try:
+        single = struct.pack("<f", value)
+    except OverflowError:  # not an f32 after all: printed as it is
+        return value
+    for digits in range(1, 10):  # 9 digits always round-trip an f32
+        shorter = float(f"{value:.{digits}g}")
+        if struct.pack("<f", shorter) == single:
+            return shorter
+    return value
+
+
+def arguments(args: Sequence[tuple[ArgMeta, Any]]) -> str:
+    """``count=10, label="a"``: an event's arguments with their names."""
+    return ", ".join(f"{arg.stl_name}={json_text(arg.type, value)}" for arg, value in args)
 
 
 def signature(member: MethodMeta | EventMeta) -> str:
@@ -74,7 +118,15 @@ def table(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
 
 
 def time_text(ns: int, virtual: bool) -> str:
-    """Virtual time as seconds since the start; real time as the local time of day."""
+    """Virtual time as seconds since the start; real time as the local time of day.
+
+    ``virtual``: the shell's own clock. A commit time from another process is on that process's
+    clock, which may be of the other kind, so past 2001 a time is always a wall-clock time and
+    before it virtual time; ``virtual`` decides only for 0, a time never set."""
+    if ns >= _WALL_CLOCK_NS:
+        virtual = False
+    elif ns > 0:
+        virtual = True
     if virtual:
         seconds, rest = divmod(ns, 10**9)
         return f"{seconds}.{rest:09d}"
@@ -96,15 +148,16 @@ def owner_of(obj: Object) -> str:
     return "this shell" if isinstance(obj, NativeObject) else "another process"
 
 
-def object_info(path: str, obj: Object, virtual: bool) -> list[str]:
-    """``info <object>``: identity, properties with values and categories, methods, events."""
+def object_info(path: str, obj: Object, virtual: bool, owner: str | None = None) -> list[str]:
+    """``info <object>``: identity, properties with values and categories, methods, events.
+    ``owner``: who owns a remote object, when its process said so."""
     meta = obj.META
     lines = table(
         [
             ("object", path),
             ("id", f"{obj.id:#018x}"),
             ("class", meta.qualified_name),
-            ("owner", f"{owner_of(obj)} ({kind_of(obj)})"),
+            ("owner", f"{owner or owner_of(obj)} ({kind_of(obj)})"),
             ("last commit", time_text(obj.last_commit_time, virtual)),
         ],
         indent="",

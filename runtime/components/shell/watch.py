@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sengen.runtime import Connection, EventInfo, Object
-from sengen.runtime.kernel.extension import EventMeta, PropertyMeta
+from sengen.runtime.kernel.extension import EventMeta, PropertyMeta, did_you_mean
 
 from .jobs import CommandError
 from .render import arguments, json_text, time_text
@@ -41,7 +41,8 @@ class Watches:
         if event is not None:
             chosen = [e for e in chosen if e.stl_name == event]
             if not chosen:
-                raise CommandError(f"event '{event}' not found in {path}")
+                hint = did_you_mean(event, (e.stl_name for e in obj.META.all_events))
+                raise CommandError(f"event '{event}' not found in {path}{hint}")
         if not chosen:
             raise CommandError(f"{path} has no events")
         for meta in chosen:
@@ -55,7 +56,8 @@ class Watches:
         if prop is not None:
             meta = obj.META.property(prop)
             if meta is None:
-                raise CommandError(f"property '{prop}' not found in {path}")
+                hint = did_you_mean(prop, (p.stl_name for p in obj.META.all_properties))
+                raise CommandError(f"property '{prop}' not found in {path}{hint}")
             if not meta.dynamic:
                 raise CommandError(f"property '{prop}' of {path} is static: it never changes")
             chosen = [meta]
@@ -94,11 +96,9 @@ class Watches:
         return next((t for t in taps if t.obj is obj and t.member == member), None)
 
     def _event_printer(self, path: str, meta: EventMeta) -> Callable[..., None]:
-        types = [a.type for a in meta.args]
-
         def show(info: EventInfo, *args: Any) -> None:
             when = time_text(info.creation_time, self._virtual)
-            text = arguments(list(zip(types, args, strict=True)))
+            text = arguments(list(zip(meta.args, args, strict=True)))
             self._say(f"[{when}] {path}.{meta.stl_name}({text})")
 
         return show

@@ -29,6 +29,7 @@ import zenoh
 
 from sengen.runtime import Component, RemoteProxy, RunApi
 from sengen.runtime.components.transport import wire
+from sengen.runtime.components.transport.directory import Directory
 from sengen.runtime.components.transport.faults import MALFORMED, Faults, frame_named
 from sengen.runtime.components.transport.handles import Calls, RemoteHandle, deliver_changes
 from sengen.runtime.components.transport.link import (
@@ -57,6 +58,7 @@ from sengen.runtime.kernel.extension import (
     describe,
     parse_query,
     registry,
+    this_process,
 )
 
 _log = logging.getLogger("sengen.transport")
@@ -121,6 +123,7 @@ class Transport(Component):
         self._losing: dict[str, float] = {}  # token gone, no goodbye yet: lost at the deadline
         self._remote_clocks: dict[RemoteProxy, RemoteClock] = {}
         self._bus_space: BusSpace | None = None
+        self._directory: Directory | None = None
 
     def is_real_time_only(self) -> bool:
         return True
@@ -164,6 +167,17 @@ class Transport(Component):
         for subscription in space.subscriptions():  # opened before the session was
             self._on_subscription(subscription, True)
         api.bus_space.publication_listener = names.published
+        space_of = api.bus_space
+        self._directory = Directory(
+            session,
+            self.zid,
+            lambda component: this_process(
+                api.get_app_name(), api.fetch_monitoring_info(), component
+            ),
+            space_of.owner_of,
+            self._known,
+        )
+        space_of.processes = self._directory
         _log.info("transport up: zenoh id %s, %s mode", self.zid, self.settings.mode)
 
     def run(self, api: RunApi) -> None:
@@ -182,6 +196,10 @@ class Transport(Component):
             self._space.listener = None
         if self._bus_space is not None:
             self._bus_space.publication_listener = None
+            self._bus_space.processes = None
+        if self._directory is not None:
+            self._directory.close()
+            self._directory = None
         with self._lock:
             peers, self._peers = list(self._peers.values()), {}
             announced, self._announced = list(self._announced.values()), {}
@@ -275,6 +293,13 @@ class Transport(Component):
 
     def _label(self, zid: str) -> str:
         return self._peer(zid).label
+
+    def _known(self) -> list[tuple[str, str, bool]]:
+        """The processes whose token arrived (their label is ``app/pid``), and whether they
+        are leaving (token gone, grace running)."""
+        with self._lock:
+            peers = [p for p in self._peers.values() if "/" in p.label]
+            return [(p.zid, p.label, p.zid in self._losing) for p in peers]
 
     def _on_process(self, sample: zenoh.Sample) -> None:
         parts = str(sample.key_expr).split("/")

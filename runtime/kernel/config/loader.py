@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import difflib
 import types
 import typing
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -33,11 +32,16 @@ from sengen.runtime.kernel.config.tree import (
     plain,
     provenance,
 )
+from sengen.runtime.objects.suggest import did_you_mean, same_but_case, suggestion
 
 TOP_LEVEL_KEYS: Final = ("kernel", "load", "build")
 SEN_KERNEL_KEYS: Final = ("crashReportDir", "crashReportDisabled", "lockMemoryPages", "sleepPolicy")
 SEN_LOG_KEYS: Final = ("pattern", "sinks", "loggers", "backtrace")
 SEN_ENTRY_KEYS: Final = ("priority", "stackSize", "cpuAffinity", "sleepPolicy")
+OBJECT_KEYS: Final = ("name", "class", "bus")
+# How close a build entry's own key must be to one of sengen's to be worth a warning: those keys
+# are the user's settings, and a loose match would flag legitimate names.
+SETTING_CUTOFF: Final = 0.8
 
 _TYPE_MESSAGES: Final = {
     "string_type": "expected a string",
@@ -113,14 +117,9 @@ def _finish(loader: TreeLoader, tree: PMap | None, source: str) -> Config:
     return _Validator(tree, source).run()
 
 
-def _suggest(key: str, candidates: list[str]) -> str:
-    lowered = {c.lower(): c for c in candidates}
-    match = lowered.get(key.lower())
-    if match is None:
-        close = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
-        match = close[0] if close else None
-    suffix = f" (did you mean '{match}'?)" if match else ""
-    return f"unknown key '{key}'{suffix}"
+def unknown_key(key: str, candidates: Iterable[str]) -> str:
+    """``unknown key 'k'``, with the known key it most likely meant."""
+    return f"unknown key '{key}'{did_you_mean(key, candidates)}"
 
 
 def _submodel(annotation: Any) -> type[BaseModel] | None:
@@ -135,7 +134,7 @@ def _submodel(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
-def _keys_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
+def keys_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
     """The keys a model accepts at ``loc`` (a map's location inside ``model``)."""
     current: type[BaseModel] | None = model
     for part in loc:
@@ -151,17 +150,24 @@ def _keys_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
     return [f.alias or n for n, f in current.model_fields.items()]
 
 
-def validation_messages(exc: ValidationError, model: type[BaseModel]) -> list[tuple[KeyPath, str]]:
-    """A component's own model's errors as (key path, message), in the configuration's words."""
+def validation_messages(
+    exc: ValidationError, model: type[BaseModel], outer: Sequence[str] = ()
+) -> list[tuple[KeyPath, str]]:
+    """A component's own model's errors as (key path, message), in the configuration's words;
+    ``outer`` are the keys of the entry around the model, suggested for an unknown key too."""
     found = []
     for err in exc.errors():
         loc: KeyPath = tuple(err["loc"])
-        found.append((loc, _message(err, loc, model, {})))
+        found.append((loc, _message(err, loc, model, {}, outer)))
     return found
 
 
 def _message(
-    err: ErrorDetails, loc: KeyPath, model: type[BaseModel], missing: dict[KeyPath, str]
+    err: ErrorDetails,
+    loc: KeyPath,
+    model: type[BaseModel],
+    missing: dict[KeyPath, str],
+    outer: Sequence[str] = (),
 ) -> str:
     kind = err["type"]
     if kind == CONFIG_ERROR:
@@ -174,7 +180,8 @@ def _message(
             return "must not be empty"
         return f"missing required key '{loc[-1]}'"
     if kind == "extra_forbidden":
-        return _suggest(str(loc[-1]), _keys_at(model, loc[:-1]))
+        candidates = keys_at(model, loc[:-1])
+        return unknown_key(str(loc[-1]), [*candidates, *outer] if len(loc) == 1 else candidates)
     if kind in _TYPE_MESSAGES:
         return f"{_TYPE_MESSAGES[kind]}, got {show(err['input'])}"
     return f"invalid value {show(err['input'])}"
@@ -187,6 +194,8 @@ class _Validator:
         self.errors: list[Problem] = []
         self.warnings: list[Problem] = []
         self.infos: list[Problem] = []
+        # The key paths of known keys written with other case (``freqhz``), reported once.
+        self.miscased: set[KeyPath] = set()
 
     # -- reporting --------------------------------------------------------------------------------
 
@@ -211,14 +220,24 @@ class _Validator:
     ) -> None:
         for err in exc.errors():
             loc: KeyPath = tuple(err["loc"])
+            if err["type"] == "missing" and prefix + loc in self.miscased:
+                continue  # already reported as the key written with other case
             self.error(prefix + loc, _message(err, loc, model, missing))
 
     # -- sections ---------------------------------------------------------------------------------
 
     def run(self) -> Config:
         for key in self.tree:
-            if key not in TOP_LEVEL_KEYS:
-                self.warn((str(key),), "unknown top-level key, ignored")
+            text = str(key)
+            if key in TOP_LEVEL_KEYS:
+                continue
+            # Other top-level keys are allowed (YAML anchors live there), but not a section
+            # spelt with other case: that section would be silently missing.
+            if same_but_case(text, TOP_LEVEL_KEYS) is not None:
+                self.error((text,), unknown_key(text, TOP_LEVEL_KEYS))
+            else:
+                hint = did_you_mean(text, TOP_LEVEL_KEYS)
+                self.warn((text,), f"unknown top-level key, ignored{hint}")
         kernel = self.kernel()
         load = self.entries("load", LoadEntry)
         build = self.entries("build", BuildEntry)
@@ -303,9 +322,41 @@ class _Validator:
                         (*path, "name"), f"component '{name}' is repeated in the {section} section"
                     )
                 seen.add(name)
+            self._entry_keys(path, data, model)
             self._drop_sen_keys(data, path, SEN_ENTRY_KEYS)
             result.append(self.entry(path, data, model))
         return result
+
+    def _miscased(self, path: KeyPath, data: dict[Any, Any], known: tuple[str, ...]) -> None:
+        """An error for each key that is a known key but for case: in an entry or an object
+        other keys are the user's own, so ``freqhz`` would silently be one of them."""
+        for key in data:
+            meant = same_but_case(str(key), known)
+            if meant is not None:
+                self.error((*path, str(key)), unknown_key(str(key), known))
+                self.miscased.add((*path, meant))
+
+    def _entry_keys(
+        self, path: KeyPath, data: dict[Any, Any], model: type[LoadEntry] | type[BuildEntry]
+    ) -> None:
+        known = (*keys_at(model, ()), *SEN_ENTRY_KEYS)
+        self._miscased(path, data, known)
+        objects = data.get("objects")
+        if model is BuildEntry and isinstance(objects, list):
+            for index, obj in enumerate(objects):
+                if isinstance(obj, dict):
+                    self._miscased((*path, "objects", index), obj, OBJECT_KEYS)
+        if model is not BuildEntry:
+            return  # a load entry's own keys are checked by its component's model
+        for key in data:
+            text = str(key)
+            meant = suggestion(text, known, SETTING_CUTOFF)
+            if text not in known and meant is not None and (*path, meant) not in self.miscased:
+                self.warn(
+                    (*path, text),
+                    f"'{text}' is not a sengen key: it is passed to the objects as a setting"
+                    f" (did you mean '{meant}'?)",
+                )
 
     def entry(
         self, path: KeyPath, data: dict[Any, Any], model: type[LoadEntry] | type[BuildEntry]
@@ -322,7 +373,7 @@ class _Validator:
                 ("objects", -1, "name"): "missing object name",
                 ("objects", -1, "class"): "missing class name",
             }
-            if data.get("freqHz") is None:
+            if data.get("freqHz") is None and (*path, "freqHz") not in self.miscased:
                 self.warn((*path, "freqHz"), "component frequency not set, defaulting to 30 Hz")
         try:
             entry = model.model_validate(data)
