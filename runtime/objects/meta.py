@@ -8,61 +8,8 @@ from values the generator computed (structural hashes included); they are immuta
 from __future__ import annotations
 
 import enum
-import operator
-from collections.abc import Callable
-from typing import Any, ClassVar
-
-_set = object.__setattr__
-
-
-class _Record:
-    """An immutable record whose fields ``__match_args__`` names, like a frozen dataclass.
-
-    The records are written out rather than declared as dataclasses: generated modules build
-    them as they are imported, and defining a dataclass takes about a millisecond (there are
-    twenty here), which every process importing a generated package would pay."""
-
-    __slots__ = ()
-    __match_args__: ClassVar[tuple[str, ...]] = ()
-
-    def __setattr__(self, name: str, value: object) -> None:
-        from dataclasses import FrozenInstanceError  # on this error path only
-
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        from dataclasses import FrozenInstanceError
-
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def __reduce__(self) -> tuple[type[_Record], tuple[Any, ...]]:
-        # Copies and pickles are built through __init__: assigning the fields is refused.
-        return type(self), tuple(getattr(self, name) for name in self.__match_args__)
-
-
-class _Value(_Record):
-    """A record that compares and hashes by its fields, and shows them, like a dataclass."""
-
-    __slots__ = ()
-    _fields: ClassVar[Callable[[Any], tuple[Any, ...]]]
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        # Each has several fields, so this returns them as a tuple (built in C).
-        cls._fields = operator.attrgetter(*cls.__match_args__)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            fields = type(self)._fields  # read through the class: never bound
-            return fields(self) == fields(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(type(self)._fields(self))
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
-        return f"{type(self).__qualname__}({fields})"
+from dataclasses import dataclass, field
+from typing import Any
 
 
 class Kind(enum.StrEnum):
@@ -98,20 +45,13 @@ class Transport(enum.StrEnum):
         return self is Transport.CONFIRMED
 
 
-class TypeMeta(_Record):
-    """A value type. ``qualified_name`` is the STL name (natives: ``i32``, ``string``, …).
-    Types compare by identity."""
+@dataclass(frozen=True, slots=True, eq=False)
+class TypeMeta:
+    """A value type. ``qualified_name`` is the STL name (natives: ``i32``, ``string``, …)."""
 
-    __slots__ = ("description", "qualified_name", "type_hash")
-    __match_args__ = ("qualified_name", "description", "type_hash")
     qualified_name: str
     description: str
     type_hash: int
-
-    def __init__(self, qualified_name: str, description: str, type_hash: int) -> None:
-        _set(self, "qualified_name", qualified_name)
-        _set(self, "description", description)
-        _set(self, "type_hash", type_hash)
 
     @property
     def kind(self) -> Kind:
@@ -125,162 +65,70 @@ class TypeMeta(_Record):
         return f"<{type(self).__name__} {self.qualified_name}>"
 
 
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class NativeMeta(TypeMeta):
     """``bits`` is the width of numbers and times; ``signed`` tells integer ranges apart."""
 
-    __slots__ = ("bits", "signed")
-    __match_args__ = ("qualified_name", "description", "type_hash", "bits", "signed")
-    bits: int
-    signed: bool
-
-    def __init__(
-        self,
-        qualified_name: str,
-        description: str,
-        type_hash: int,
-        bits: int = 0,
-        signed: bool = False,
-    ) -> None:
-        _set(self, "qualified_name", qualified_name)
-        _set(self, "description", description)
-        _set(self, "type_hash", type_hash)
-        _set(self, "bits", bits)
-        _set(self, "signed", signed)
+    bits: int = 0
+    signed: bool = False
 
     @property
     def kind(self) -> Kind:
         return Kind.NATIVE
 
 
-class EnumeratorMeta(_Value):
-    __slots__ = ("description", "key", "py_name", "stl_name")
-    __match_args__ = ("stl_name", "py_name", "key", "description")
+@dataclass(frozen=True, slots=True)
+class EnumeratorMeta:
     stl_name: str
     py_name: str
     key: int
     description: str
 
-    def __init__(self, stl_name: str, py_name: str, key: int, description: str) -> None:
-        _set(self, "stl_name", stl_name)
-        _set(self, "py_name", py_name)
-        _set(self, "key", key)
-        _set(self, "description", description)
 
-
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class EnumMeta(TypeMeta):
-    __slots__ = ("enumerators", "py_class", "storage")
-    __match_args__ = (
-        "qualified_name",
-        "description",
-        "type_hash",
-        "storage",
-        "enumerators",
-        "py_class",
-    )
     storage: NativeMeta
     enumerators: tuple[EnumeratorMeta, ...]
     py_class: type[enum.Enum]
-
-    def __init__(
-        self,
-        qualified_name: str,
-        description: str,
-        type_hash: int,
-        storage: NativeMeta,
-        enumerators: tuple[EnumeratorMeta, ...],
-        py_class: type[enum.Enum],
-    ) -> None:
-        _set(self, "qualified_name", qualified_name)
-        _set(self, "description", description)
-        _set(self, "type_hash", type_hash)
-        _set(self, "storage", storage)
-        _set(self, "enumerators", enumerators)
-        _set(self, "py_class", py_class)
 
     @property
     def kind(self) -> Kind:
         return Kind.ENUM
 
 
-class FieldMeta(_Value):
-    __slots__ = ("description", "py_name", "stl_name", "type")
-    __match_args__ = ("stl_name", "py_name", "type", "description")
+@dataclass(frozen=True, slots=True)
+class FieldMeta:
     stl_name: str
     py_name: str
     type: TypeMeta
     description: str
 
-    def __init__(self, stl_name: str, py_name: str, type: TypeMeta, description: str) -> None:
-        _set(self, "stl_name", stl_name)
-        _set(self, "py_name", py_name)
-        _set(self, "type", type)
-        _set(self, "description", description)
 
-
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class StructMeta(TypeMeta):
     """``fields`` are all fields, parent fields first; ``own`` counts the struct's own ones."""
 
-    __slots__ = ("fields", "parent", "py_class")
-    __match_args__ = ("qualified_name", "description", "type_hash", "parent", "fields", "py_class")
     parent: StructMeta | None
     fields: tuple[FieldMeta, ...]
     py_class: type
-
-    def __init__(
-        self,
-        qualified_name: str,
-        description: str,
-        type_hash: int,
-        parent: StructMeta | None,
-        fields: tuple[FieldMeta, ...],
-        py_class: type,
-    ) -> None:
-        _set(self, "qualified_name", qualified_name)
-        _set(self, "description", description)
-        _set(self, "type_hash", type_hash)
-        _set(self, "parent", parent)
-        _set(self, "fields", fields)
-        _set(self, "py_class", py_class)
 
     @property
     def kind(self) -> Kind:
         return Kind.STRUCT
 
 
-class AlternativeMeta(_Value):
-    __slots__ = ("description", "key", "tag", "type")
-    __match_args__ = ("tag", "key", "type", "description")
+@dataclass(frozen=True, slots=True)
+class AlternativeMeta:
     tag: str
     key: int
     type: TypeMeta
     description: str
 
-    def __init__(self, tag: str, key: int, type: TypeMeta, description: str) -> None:
-        _set(self, "tag", tag)
-        _set(self, "key", key)
-        _set(self, "type", type)
-        _set(self, "description", description)
 
-
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class VariantMeta(TypeMeta):
-    __slots__ = ("alternatives", "py_class")
-    __match_args__ = ("qualified_name", "description", "type_hash", "alternatives", "py_class")
     alternatives: tuple[AlternativeMeta, ...]
     py_class: type
-
-    def __init__(
-        self,
-        qualified_name: str,
-        description: str,
-        type_hash: int,
-        alternatives: tuple[AlternativeMeta, ...],
-        py_class: type,
-    ) -> None:
-        _set(self, "qualified_name", qualified_name)
-        _set(self, "description", description)
-        _set(self, "type_hash", type_hash)
-        _set(self, "alternatives", alternatives)
-        _set(self, "py_class", py_class)
 
     @property
     def kind(self) -> Kind:
@@ -294,158 +142,65 @@ class VariantMeta(TypeMeta):
         return None
 
 
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class SequenceMeta(TypeMeta):
     """``max_size`` None: unbounded. ``is_bytes``: the element is exactly native ``u8``."""
 
-    __slots__ = ("element", "is_bytes", "max_size")
-    __match_args__ = (
-        "qualified_name",
-        "description",
-        "type_hash",
-        "element",
-        "max_size",
-        "is_bytes",
-    )
     element: TypeMeta
     max_size: int | None
     is_bytes: bool
-
-    def __init__(
-        self,
-        qualified_name: str,
-        description: str,
-        type_hash: int,
-        element: TypeMeta,
-        max_size: int | None,
-        is_bytes: bool,
-    ) -> None:
-        _set(self, "qualified_name", qualified_name)
-        _set(self, "description", description)
-        _set(self, "type_hash", type_hash)
-        _set(self, "element", element)
-        _set(self, "max_size", max_size)
-        _set(self, "is_bytes", is_bytes)
 
     @property
     def kind(self) -> Kind:
         return Kind.SEQUENCE
 
 
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class ArrayMeta(TypeMeta):
-    __slots__ = ("element", "is_bytes", "size")
-    __match_args__ = ("qualified_name", "description", "type_hash", "element", "size", "is_bytes")
     element: TypeMeta
     size: int
     is_bytes: bool
-
-    def __init__(
-        self,
-        qualified_name: str,
-        description: str,
-        type_hash: int,
-        element: TypeMeta,
-        size: int,
-        is_bytes: bool,
-    ) -> None:
-        _set(self, "qualified_name", qualified_name)
-        _set(self, "description", description)
-        _set(self, "type_hash", type_hash)
-        _set(self, "element", element)
-        _set(self, "size", size)
-        _set(self, "is_bytes", is_bytes)
 
     @property
     def kind(self) -> Kind:
         return Kind.ARRAY
 
 
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class OptionalMeta(TypeMeta):
-    __slots__ = ("target",)
-    __match_args__ = ("qualified_name", "description", "type_hash", "target")
     target: TypeMeta
-
-    def __init__(
-        self, qualified_name: str, description: str, type_hash: int, target: TypeMeta
-    ) -> None:
-        _set(self, "qualified_name", qualified_name)
-        _set(self, "description", description)
-        _set(self, "type_hash", type_hash)
-        _set(self, "target", target)
 
     @property
     def kind(self) -> Kind:
         return Kind.OPTIONAL
 
 
-class UnitMeta(_Value):
-    __slots__ = ("abbreviation", "category", "factor", "name")
-    __match_args__ = ("abbreviation", "name", "category", "factor")
+@dataclass(frozen=True, slots=True)
+class UnitMeta:
     abbreviation: str
     name: str
     category: str
     factor: float
 
-    def __init__(self, abbreviation: str, name: str, category: str, factor: float) -> None:
-        _set(self, "abbreviation", abbreviation)
-        _set(self, "name", name)
-        _set(self, "category", category)
-        _set(self, "factor", factor)
 
-
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class QuantityMeta(TypeMeta):
     """A plain number of ``value_type`` in ``unit`` (None: unitless), within ``[minimum,
     maximum]`` when given."""
 
-    __slots__ = ("maximum", "minimum", "unit", "value_type")
-    __match_args__ = (
-        "qualified_name",
-        "description",
-        "type_hash",
-        "value_type",
-        "unit",
-        "minimum",
-        "maximum",
-    )
     value_type: NativeMeta
     unit: UnitMeta | None
     minimum: int | float | None
     maximum: int | float | None
-
-    def __init__(
-        self,
-        qualified_name: str,
-        description: str,
-        type_hash: int,
-        value_type: NativeMeta,
-        unit: UnitMeta | None,
-        minimum: int | float | None,
-        maximum: int | float | None,
-    ) -> None:
-        _set(self, "qualified_name", qualified_name)
-        _set(self, "description", description)
-        _set(self, "type_hash", type_hash)
-        _set(self, "value_type", value_type)
-        _set(self, "unit", unit)
-        _set(self, "minimum", minimum)
-        _set(self, "maximum", maximum)
 
     @property
     def kind(self) -> Kind:
         return Kind.QUANTITY
 
 
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class AliasMeta(TypeMeta):
-    __slots__ = ("target",)
-    __match_args__ = ("qualified_name", "description", "type_hash", "target")
     target: TypeMeta
-
-    def __init__(
-        self, qualified_name: str, description: str, type_hash: int, target: TypeMeta
-    ) -> None:
-        _set(self, "qualified_name", qualified_name)
-        _set(self, "description", description)
-        _set(self, "type_hash", type_hash)
-        _set(self, "target", target)
 
     @property
     def kind(self) -> Kind:
@@ -459,42 +214,16 @@ def resolve_alias(meta: TypeMeta) -> TypeMeta:
     return meta
 
 
-class ArgMeta(_Value):
-    __slots__ = ("description", "py_name", "stl_name", "type")
-    __match_args__ = ("stl_name", "py_name", "type", "description")
+@dataclass(frozen=True, slots=True)
+class ArgMeta:
     stl_name: str
     py_name: str
     type: TypeMeta
     description: str
 
-    def __init__(self, stl_name: str, py_name: str, type: TypeMeta, description: str) -> None:
-        _set(self, "stl_name", stl_name)
-        _set(self, "py_name", py_name)
-        _set(self, "type", type)
-        _set(self, "description", description)
 
-
-class PropertyMeta(_Value):
-    __slots__ = (
-        "category",
-        "checked",
-        "description",
-        "py_name",
-        "stl_name",
-        "tags",
-        "transport",
-        "type",
-    )
-    __match_args__ = (
-        "stl_name",
-        "py_name",
-        "type",
-        "category",
-        "transport",
-        "checked",
-        "tags",
-        "description",
-    )
+@dataclass(frozen=True, slots=True)
+class PropertyMeta:
     stl_name: str
     py_name: str
     type: TypeMeta
@@ -503,26 +232,6 @@ class PropertyMeta(_Value):
     checked: bool
     tags: tuple[str, ...]
     description: str
-
-    def __init__(
-        self,
-        stl_name: str,
-        py_name: str,
-        type: TypeMeta,
-        category: Category,
-        transport: Transport,
-        checked: bool,
-        tags: tuple[str, ...],
-        description: str,
-    ) -> None:
-        _set(self, "stl_name", stl_name)
-        _set(self, "py_name", py_name)
-        _set(self, "type", type)
-        _set(self, "category", category)
-        _set(self, "transport", transport)
-        _set(self, "checked", checked)
-        _set(self, "tags", tags)
-        _set(self, "description", description)
 
     @property
     def dynamic(self) -> bool:
@@ -533,29 +242,8 @@ class PropertyMeta(_Value):
         return self.category is Category.DYNAMIC_RW
 
 
-class MethodMeta(_Value):
-    __slots__ = (
-        "args",
-        "constant",
-        "deferred",
-        "description",
-        "local",
-        "py_name",
-        "return_type",
-        "stl_name",
-        "transport",
-    )
-    __match_args__ = (
-        "stl_name",
-        "py_name",
-        "args",
-        "return_type",
-        "constant",
-        "transport",
-        "deferred",
-        "local",
-        "description",
-    )
+@dataclass(frozen=True, slots=True)
+class MethodMeta:
     stl_name: str
     py_name: str
     args: tuple[ArgMeta, ...]
@@ -566,87 +254,21 @@ class MethodMeta(_Value):
     local: bool
     description: str
 
-    def __init__(
-        self,
-        stl_name: str,
-        py_name: str,
-        args: tuple[ArgMeta, ...],
-        return_type: TypeMeta | None,
-        constant: bool,
-        transport: Transport,
-        deferred: bool,
-        local: bool,
-        description: str,
-    ) -> None:
-        _set(self, "stl_name", stl_name)
-        _set(self, "py_name", py_name)
-        _set(self, "args", args)
-        _set(self, "return_type", return_type)
-        _set(self, "constant", constant)
-        _set(self, "transport", transport)
-        _set(self, "deferred", deferred)
-        _set(self, "local", local)
-        _set(self, "description", description)
 
-
-class EventMeta(_Value):
-    __slots__ = ("args", "description", "py_name", "stl_name", "transport")
-    __match_args__ = ("stl_name", "py_name", "args", "transport", "description")
+@dataclass(frozen=True, slots=True)
+class EventMeta:
     stl_name: str
     py_name: str
     args: tuple[ArgMeta, ...]
     transport: Transport
     description: str
 
-    def __init__(
-        self,
-        stl_name: str,
-        py_name: str,
-        args: tuple[ArgMeta, ...],
-        transport: Transport,
-        description: str,
-    ) -> None:
-        _set(self, "stl_name", stl_name)
-        _set(self, "py_name", py_name)
-        _set(self, "args", args)
-        _set(self, "transport", transport)
-        _set(self, "description", description)
 
-
-class ClassMeta(_Record):
+@dataclass(frozen=True, slots=True, eq=False)
+class ClassMeta:
     """An STL class. Member tuples hold the class's own members; the ``all_*`` views add the
-    inherited ones, root first. ``scope`` is the generated root package that registered it.
-    Classes compare by identity."""
+    inherited ones, root first. ``scope`` is the generated root package that registered it."""
 
-    __slots__ = (
-        "_index",
-        "constructor",
-        "description",
-        "events",
-        "instantiable",
-        "is_abstract",
-        "methods",
-        "parent",
-        "properties",
-        "qualified_name",
-        "scope",
-        "source",
-        "type_hash",
-    )
-    __match_args__ = (
-        "qualified_name",
-        "description",
-        "source",
-        "parent",
-        "is_abstract",
-        "instantiable",
-        "properties",
-        "methods",
-        "events",
-        "constructor",
-        "type_hash",
-        "scope",
-    )
     qualified_name: str
     description: str
     source: str  # relative STL path and line, "school/person.stl:12"
@@ -659,40 +281,14 @@ class ClassMeta(_Record):
     constructor: tuple[ArgMeta, ...]
     type_hash: int
     scope: str
-    _index: dict[str, Any]
+    _index: dict[str, Any] = field(init=False, repr=False, compare=False)
 
-    def __init__(
-        self,
-        qualified_name: str,
-        description: str,
-        source: str,
-        parent: ClassMeta | None,
-        is_abstract: bool,
-        instantiable: bool,
-        properties: tuple[PropertyMeta, ...],
-        methods: tuple[MethodMeta, ...],
-        events: tuple[EventMeta, ...],
-        constructor: tuple[ArgMeta, ...],
-        type_hash: int,
-        scope: str,
-    ) -> None:
-        _set(self, "qualified_name", qualified_name)
-        _set(self, "description", description)
-        _set(self, "source", source)
-        _set(self, "parent", parent)
-        _set(self, "is_abstract", is_abstract)
-        _set(self, "instantiable", instantiable)
-        _set(self, "properties", properties)
-        _set(self, "methods", methods)
-        _set(self, "events", events)
-        _set(self, "constructor", constructor)
-        _set(self, "type_hash", type_hash)
-        _set(self, "scope", scope)
+    def __post_init__(self) -> None:
         index: dict[str, Any] = {}
         members: tuple[PropertyMeta | MethodMeta, ...] = (*self.all_properties, *self.all_methods)
         for member in members:
             index[member.stl_name] = member
-        _set(self, "_index", index)
+        object.__setattr__(self, "_index", index)
 
     @property
     def stl_name(self) -> str:
