@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import re
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ from types import ModuleType
 
 import pytest
 from kernel_support import make_package, producer
+from test_shell import run_shell as shell_run
 from transport_support import (
     Process,
     free_port,
@@ -27,13 +27,8 @@ from transport_support import (
     transport_entry,
 )
 
-from sengen.runtime import Duration
-from sengen.runtime.components.shell.launch import shell_of
-from sengen.runtime.kernel.config import load_config_text
 from sengen.runtime.kernel.extension import class_codec
-from sengen.runtime.kernel.kernel import Kernel
 
-WATCHDOG = 20.0  # seconds: a run that is still going then is a failure (exit 99)
 CHANGE = re.compile(r"\[([\d:.]+)\] local\.b\.s1\.a = (\d+)")
 
 
@@ -60,20 +55,8 @@ def system(impls: ModuleType, kernel: str = "", shell_hz: float = 10, freq_hz: f
 def run_shell(
     capsys: pytest.CaptureFixture[str], yaml_text: str, commands: str
 ) -> tuple[int, str, str]:
-    kernel = Kernel(load_config_text(yaml_text))
-    shell = shell_of(kernel)
-    assert shell is not None
-    shell.use_script(commands, Duration.parse("5 s"))
-    watchdog = threading.Timer(WATCHDOG, kernel.request_stop, (99,))
-    watchdog.start()
-    try:
-        code = kernel.run()
-    finally:
-        watchdog.cancel()
-        watchdog.join()
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
+    """test_shell's runner, each command waiting up to 5 s (a window of changes takes time)."""
+    return shell_run(capsys, yaml_text, commands, wait="5 s")
 
 
 def consecutive(values: list[int]) -> bool:
