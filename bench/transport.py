@@ -38,6 +38,10 @@ never asserts a timing.
    master clock; the floor is the same lockstep work in two bare threads, then two bare
    processes).
 
+Discovery at scale (50,000 objects published in one commit across processes, and found by a
+late joiner) is ``bench/transport_scale.py``; memory under churn of subscriptions and objects,
+``bench/churn.py``: both run on their own, for their long windows.
+
 The STL (``STL`` in bench/transport_common.py) is generated at the start of the run into a
 temporary folder, as bench/fixture.py does for ``bench_types``, and the child processes import
 it from there. Parts 1 and 2 are measured with value checks on and off (``set_checks``, in both

@@ -162,14 +162,25 @@ def session_name(what: str) -> str:
     return f"bt{os.getpid()}_{what}{next(_sessions)}"
 
 
+# Set by bench/secure.py to a certificates folder (its children inherit it): every sengen
+# process of a part then runs in secure mode, its identity the app name.
+SECURE_ENV = "SENGEN_BENCH_CERTIFICATES"
+
+
 def endpoint(port: int) -> str:
-    return f"tcp/127.0.0.1:{port}"
+    return f"{'tls' if os.environ.get(SECURE_ENV) else 'tcp'}/127.0.0.1:{port}"
 
 
 def transport_yaml(port: int | None, app: str) -> str:
     text = f"kernel: {{appName: {app}}}\n"
     if port is not None:
         text += f"load:\n  - name: transport\n    rendezvous: {endpoint(port)}\n"
+        certificates = os.environ.get(SECURE_ENV)
+        if certificates:
+            text += (
+                f"    security: {{identity: {app}, certificates: '{certificates}',"
+                f" permissions: '{certificates}/permissions.yaml'}}\n"
+            )
     return text
 
 

@@ -22,8 +22,31 @@ from sengen.runtime.errors import (
     VariantTagError,
 )
 from sengen.runtime.objects.calls import Call, Promise
+from sengen.runtime.objects.declare import (
+    Event,
+    Module,
+    Prop,
+    alternative,
+    arg,
+    enum_meta,
+    enumerator,
+    event,
+    field,
+    method,
+    prop,
+    struct,
+    variant,
+)
 from sengen.runtime.objects.duration import Duration, TimeStamp, TimeValueError
-from sengen.runtime.objects.events import Connection, EventHandle, EventInfo, Events
+from sengen.runtime.objects.events import (
+    BaseEvents,
+    Connection,
+    Emitter,
+    EventHandle,
+    EventInfo,
+    Events,
+)
+from sengen.runtime.objects.interface import INTERFACE
 from sengen.runtime.objects.meta import (
     BOOL,
     DURATION,
@@ -63,8 +86,7 @@ from sengen.runtime.objects.meta import (
 )
 from sengen.runtime.objects.objects import ConfigError, NativeObject, Object
 from sengen.runtime.objects.proxies import LocalProxy, RemoteEndpoint, RemoteProxy
-from sengen.runtime.objects.registry import OWN_SCOPE, registry, scope_of
-from sengen.runtime.objects.slots import slot_setters, variant_get
+from sengen.runtime.objects.registry import OWN_SCOPE, registry
 
 __all__ = [
     "BOOL",
@@ -86,6 +108,7 @@ __all__ = [
     "AlternativeMeta",
     "ArgMeta",
     "ArrayMeta",
+    "BaseEvents",
     "Call",
     "CallDropped",
     "CallError",
@@ -97,8 +120,10 @@ __all__ = [
     "Connection",
     "ConstViolation",
     "Duration",
+    "Emitter",
     "EnumMeta",
     "EnumeratorMeta",
+    "Event",
     "EventHandle",
     "EventInfo",
     "EventMeta",
@@ -109,12 +134,14 @@ __all__ = [
     "LocalMethodError",
     "LocalProxy",
     "MethodMeta",
+    "Module",
     "NativeMeta",
     "NativeObject",
     "Object",
     "ObjectGone",
     "OptionalMeta",
     "Promise",
+    "Prop",
     "PropertyMeta",
     "QuantityMeta",
     "RegistryError",
@@ -129,15 +156,19 @@ __all__ = [
     "UnitMeta",
     "VariantMeta",
     "VariantTagError",
+    "alternative",
+    "arg",
     "check_interface",
+    "enum_meta",
+    "enumerator",
+    "event",
+    "field",
+    "method",
+    "prop",
     "registry",
-    "scope_of",
-    "slot_setters",
-    "variant_get",
+    "struct",
+    "variant",
 ]
-
-
-INTERFACE = 1
 
 
 class InterfaceMismatch(SengenError, ImportError):

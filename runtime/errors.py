@@ -38,6 +38,10 @@ class CallTimeout(CallError):
     """The ``timeout=`` of a call expired before its result arrived."""
 
 
+class NotSeen(SengenError, TimeoutError):
+    """``Kernel.wait_for``: what it waited for was not seen on the network within its timeout."""
+
+
 class LocalMethodError(SengenError):
     """A ``[local]`` method was called through a proxy."""
 

@@ -21,8 +21,10 @@ from typing import TypeVar
 
 import pytest
 from corpus_layout import (
+    FOM_MISSING,
     MISSING,
     corpus_root,
+    fom_corpus_root,
     includes_for,
 )
 
@@ -41,9 +43,11 @@ def pytest_runtest_makereport(
     reported at the line of each test that uses it."""
     report = yield
     longrepr = report.longrepr
-    if report.skipped and isinstance(longrepr, tuple) and MISSING in longrepr[2]:
-        code = corpus_root.__code__
-        report.longrepr = (code.co_filename, code.co_firstlineno, longrepr[2])
+    if report.skipped and isinstance(longrepr, tuple):
+        for reason, where in ((MISSING, corpus_root), (FOM_MISSING, fom_corpus_root)):
+            if reason in longrepr[2]:
+                code = where.__code__
+                report.longrepr = (code.co_filename, code.co_firstlineno, longrepr[2])
     return report
 
 

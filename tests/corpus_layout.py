@@ -24,7 +24,36 @@ NO_CORPUS = "no-corpus"
 # How the reason for skipping a corpus test starts (conftest.py folds such skips into one line).
 MISSING = "Sen STL corpus not found"
 
-# §11.2: the default include list, in this order (corpus-relative).
+# The FOM corpus (fom.md §12.1), next to the STL corpus: ``SENGEN_FOM_CORPUS`` names another.
+FOM_CORPUS_RELATIVE = "../shared/fom-corpus"
+FOM_CORPUS_VARIABLE = "SENGEN_FOM_CORPUS"
+FOM_MISSING = "Sen FOM corpus not found"
+
+
+def fom_corpus_path() -> Path:
+    """Where the FOM corpus is looked for (it may be missing)."""
+    override = os.environ.get(FOM_CORPUS_VARIABLE)
+    return Path(override).resolve() if override else (REPO_ROOT / FOM_CORPUS_RELATIVE).resolve()
+
+
+def fom_corpus_root() -> Path:
+    """The FOM corpus folder; skips the calling test when it is missing (fails under
+    ``SENGEN_REQUIRE_CORPUS=1``), like :func:`corpus_root`."""
+    root = fom_corpus_path()
+    if not (root / "examples/packages/hla_fom").is_dir():
+        reason = (
+            f"{FOM_MISSING}: expected the folder {FOM_CORPUS_RELATIVE}/ relative to the "
+            f"repository root {REPO_ROOT} (resolved: {root}) holding the FOM data of fom.md §12.1"
+        )
+        if os.environ.get(REQUIRE_VARIABLE) == "1":
+            pytest.fail(f"{reason} ({REQUIRE_VARIABLE}=1: required)", pytrace=False)
+        pytest.skip(reason)
+    return root
+
+
+# fom.md §14: the FOM set's include root (absolute: it is outside the STL corpus).
+FOM_INCLUDE = (fom_corpus_path() / "examples/packages/hla_fom").as_posix()
+# §11.2: the default include list, in this order (corpus-relative), plus the FOM include root.
 DEFAULT_INCLUDES: tuple[str, ...] = (
     "libs/kernel",
     "libs/db",
@@ -34,6 +63,7 @@ DEFAULT_INCLUDES: tuple[str, ...] = (
     "test/util/cmake_packages/level0",
     "test/util/cmake_packages/level1",
     "test/util/my_package",
+    FOM_INCLUDE,
 )
 # §11.2: for the four `.conan/…` files, `test/util/my_package` is replaced by the .conan copy.
 CONAN_INCLUDES: tuple[str, ...] = tuple(
@@ -57,7 +87,7 @@ ALTERNATIVE_GROUPS: dict[str, tuple[str, ...]] = {
 LATER_MEMBERS: tuple[str, ...] = tuple(
     f for group in ALTERNATIVE_GROUPS.values() for f in group[1:]
 )
-# §11.4: the files that fail on an HLA FOM import.
+# §11.4: the files that import HLA FOMs (fom.md §12.5).
 FOM_FILES: frozenset[str] = frozenset(
     [
         "examples/packages/aircrafts/stl/dummy_aircraft.stl",

@@ -16,7 +16,21 @@ from objects_support import Tree, imported_tree
 from sengen.runtime import Duration, TimeStamp
 from sengen.runtime.objects import codec, values
 from sengen.runtime.objects.codec import ClassCodec
-from sengen.runtime.objects.meta import U8, Category, PropertyMeta, SequenceMeta, Transport
+from sengen.runtime.objects.meta import (
+    U8,
+    ArrayMeta,
+    Category,
+    EnumMeta,
+    NativeMeta,
+    OptionalMeta,
+    PropertyMeta,
+    QuantityMeta,
+    SequenceMeta,
+    StructMeta,
+    Transport,
+    VariantMeta,
+    resolve_alias,
+)
 from sengen.runtime.objects.registry import registry
 
 ROOT = "objgen_codec"
@@ -32,6 +46,35 @@ def _meta(tree: Tree, name: str) -> Any:
     found = registry.find_type(f"objtest.{name}", [ROOT])
     assert found is not None, name
     return found
+
+
+def _sample(meta: Any) -> Any:
+    """A value of ``meta`` unlike its zero in every part (random ones: test_hypothesis_codec)."""
+    meta = resolve_alias(meta)
+    name = meta.qualified_name
+    if isinstance(meta, NativeMeta):
+        samples = {"bool": True, "string": "sample", "f32": 1.5, "f64": -2.25}
+        if name in ("Duration", "TimeStamp"):
+            return (Duration if name == "Duration" else TimeStamp)(7)
+        return samples.get(name, 7)
+    if isinstance(meta, QuantityMeta):
+        return meta.maximum if meta.maximum is not None else 7
+    if isinstance(meta, EnumMeta):
+        return list(meta.py_class)[-1]
+    if isinstance(meta, StructMeta):
+        return meta.py_class(**{f.py_name: _sample(f.type) for f in _fields(meta)})
+    if isinstance(meta, VariantMeta):
+        last = meta.alternatives[-1]
+        return meta.py_class(last.tag, _sample(last.type))
+    if isinstance(meta, SequenceMeta | ArrayMeta):
+        size = meta.size if isinstance(meta, ArrayMeta) else 2
+        return b"\x07" * size if meta.is_bytes else (_sample(meta.element),) * size
+    assert isinstance(meta, OptionalMeta)
+    return _sample(meta.target)
+
+
+def _fields(meta: StructMeta) -> list[Any]:
+    return [*(_fields(meta.parent) if meta.parent is not None else []), *meta.fields]
 
 
 def _round(meta: Any, value: Any) -> Any:
@@ -120,13 +163,13 @@ def test_class_codec_feeds_a_remote_proxy(tree: Tree) -> None:
     meta = d.Gauge.META
     wire = ClassCodec(meta)
     dynamic = [p for p in meta.all_properties if p.dynamic]
-    changes = {p.stl_name: values.zero(p.type) for p in dynamic}
+    changes = {p.stl_name: _sample(p.type) for p in dynamic}
     decoded = wire.decode_properties(wire.encode_properties(changes))
-    assert decoded == changes
+    assert decoded == changes and decoded != {p.stl_name: values.zero(p.type) for p in dynamic}
     with pytest.raises(values.Invalid, match=re.escape("unknown property id")):
         wire.decode_properties(struct.pack("<II", 1, 12345))
     for event in meta.all_events:
-        args = tuple(values.zero(a.type) for a in event.args)
+        args = tuple(_sample(a.type) for a in event.args)
         assert wire.decode_event(wire.encode_event(event.stl_name, args)) == (event.stl_name, args)
 
 
@@ -134,10 +177,11 @@ def test_class_codec_calls_and_results(tree: Tree) -> None:
     meta = tree.devices.Worker.META
     wire = ClassCodec(meta)
     for method in meta.all_methods:
-        args = tuple(values.zero(a.type) for a in method.args)
+        args = tuple(_sample(a.type) for a in method.args)
         assert wire.decode_call(wire.encode_call(method.stl_name, args)) == (method.stl_name, args)
         if method.return_type is not None:
-            result = values.zero(method.return_type)
+            result = _sample(method.return_type)
+            assert result != values.zero(method.return_type)  # a zeroing decoder must fail
             encoded = wire.encode_result(method.stl_name, result)
             assert wire.decode_result(method.stl_name, encoded) == result
 

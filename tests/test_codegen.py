@@ -65,7 +65,7 @@ def test_golden(case: str, tmp_path: Path) -> None:
         if name.endswith(".py") and ast.dump(ast.parse(produced[name])) == ast.dump(
             ast.parse(data)
         ):
-            pytest.fail(f"{case}/{name}: same code, other formatting (did black change?)")
+            pytest.fail(f"{case}/{name}: same code, other layout (did the layout rules change?)")
         pytest.fail(
             f"{case}/{name} differs from the golden file; rerun with SENGEN_UPDATE_GOLDEN=1"
         )

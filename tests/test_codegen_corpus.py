@@ -27,6 +27,8 @@ from wheel_tree import run_mypy, wheel_tree
 
 import sengen
 
+FOM_TREE = "fom"
+
 
 def _trees() -> dict[str, tuple[list[str], tuple[str, ...]]]:
     """Root package name: (corpus-relative files, include roots)."""
@@ -36,6 +38,8 @@ def _trees() -> dict[str, tuple[list[str], tuple[str, ...]]]:
     for index, later in enumerate(LATER_MEMBERS, start=1):
         trees[f"alt{index}"] = ([later], DEFAULT_INCLUDES)
     trees["conan"] = ([f for f in files if f.startswith(".conan/")], CONAN_INCLUDES)
+    # fom.md §12.5: the four files that import HLA FOMs, in a tree of their own.
+    trees[FOM_TREE] = (sorted(FOM_FILES), DEFAULT_INCLUDES)
     return trees
 
 
@@ -64,7 +68,11 @@ def test_every_resolvable_file_generates(
     for name, result in results.items():
         errors = [d.format_header() for d in result.diagnostics if d.is_error]
         assert not errors, f"{name}: {errors}"
-    modules = sorted(p for p in out.rglob("*.py") if p.name != "__init__.py")
+    modules = sorted(
+        p
+        for p in out.rglob("*.py")
+        if p.name != "__init__.py" and p.relative_to(out).parts[0] != FOM_TREE
+    )
     # 87 resolvable files; the two .conan copies of one package share nothing with the rest.
     assert len(modules) == 87, len(modules)
     # §11.4's W-name outcomes: each mangled name warned once, at its own file.
@@ -75,6 +83,13 @@ def test_every_resolvable_file_generates(
     via_import = {"cat.stl", "dog.stl", "bus_protocol.stl"}
     assert warned == {f: n for f, n in W_NAME.items() if f.rpartition("/")[2] not in via_import}
     assert sum(warned.values()) == 23
+    # fom.md §12.5: the FOM tree adds four, the fields `type` of NETN-METOC.xml.
+    fom = [d for d in results[FOM_TREE].diagnostics if "is reserved in Python" in d.message]
+    assert [(Path(d.file).name, d.line, d.column) for d in fom] == [
+        ("NETN-METOC.xml", line, 27) for line in (1081, 1101, 1156, 1186)
+    ]
+    generated = {p.relative_to(out / FOM_TREE).as_posix() for p in (out / FOM_TREE).rglob("*.py")}
+    assert {"hla/hla.py", "rpr/RPR_Physical_v2_0.py", "netn/NETN_METOC.py"} <= generated
 
 
 @pytest.mark.slow

@@ -18,6 +18,7 @@ differ: the comparison can fail.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import random
 import threading
@@ -30,8 +31,9 @@ from typing import Any
 
 import pytest
 from kernel_support import make_package
+from recording_support import read_recording
 
-from sengen.runtime.components.recorder.recording import compare, read_recording
+from sengen.cli.main import main
 from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.component import Component
 from sengen.runtime.kernel.config import load_config_text
@@ -336,16 +338,17 @@ def kinds_of(records: list[dict[str, Any]]) -> dict[str, int]:
 
 
 def compared(a: Path, b: Path) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = compare(a, b, out, err)
-    return code, out.getvalue() + err.getvalue()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = main(["record", "compare", str(a), str(b)])
+    return code, out.getvalue()
 
 
 def test_vt8_a_perturbed_run_records_the_same_as_a_quiet_one(
     impls: ModuleType, tmp_path: Path
 ) -> None:
-    quiet = run_system(impls, tmp_path / "quiet.jsonl", perturb=False)
-    shaken = run_system(impls, tmp_path / "shaken.jsonl", perturb=True)
+    quiet = run_system(impls, tmp_path / "quiet.mcap", perturb=False)
+    shaken = run_system(impls, tmp_path / "shaken.mcap", perturb=True)
     # The perturbation really happened, on every component thread.
     assert shaken.sleeps > 2 * sum(m.cycles for m in shaken.members)
     assert shaken.bursts > 10
@@ -388,10 +391,10 @@ def test_vt8_a_perturbed_run_records_the_same_as_a_quiet_one(
 
 
 def test_a_changed_parameter_changes_the_recording(impls: ModuleType, tmp_path: Path) -> None:
-    base = run_system(impls, tmp_path / "base.jsonl", perturb=False)
+    base = run_system(impls, tmp_path / "base.mcap", perturb=False)
     changed_every = (*DEFAULT_SPAWN_EVERY[:-1], DEFAULT_SPAWN_EVERY[-1] + 1)
-    other = run_system(impls, tmp_path / "other.jsonl", perturb=False, spawn_every=changed_every)
+    other = run_system(impls, tmp_path / "other.mcap", perturb=False, spawn_every=changed_every)
     code, text = compared(base.path, other.path)
     assert code == 1
-    assert text.startswith("first difference at line ")
+    assert text.startswith("first difference at record ")
     assert base.path.read_bytes() != other.path.read_bytes()

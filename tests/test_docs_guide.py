@@ -396,7 +396,7 @@ def plan_page(page: Page, workspace: Path) -> list[Step]:
 def copy_example(name: str, workspace: Path) -> None:
     source = ROOT / name
     assert source.is_dir(), f"no folder {name}"
-    ignored = shutil.ignore_patterns("gen", "__pycache__", "README.md", "*.jsonl", "trace.json")
+    ignored = shutil.ignore_patterns("gen", "__pycache__", "README.md", "*.mcap", "trace.json")
     shutil.copytree(source, workspace, ignore=ignored, dirs_exist_ok=True)
 
 

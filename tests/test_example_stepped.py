@@ -7,7 +7,6 @@ physics.
 
 from __future__ import annotations
 
-import json
 import math
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from typing import Any
 
 import pytest
 from example_projects import clean_log, copy_example, importable, matches, sengen_run
+from recording_support import read_recording
 
 from sengen.testing import TestKernel
 
@@ -60,12 +60,12 @@ def test_one_second_of_virtual_time_runs_exactly_its_cycles(example: Path) -> No
 def test_two_runs_record_the_same_bytes(example: Path) -> None:
     first = sengen_run(example, "record.yaml", "--until", "1s")
     assert first.returncode == 0, first.stderr
-    (example / "ball.jsonl").rename(example / "first.jsonl")
+    (example / "ball.mcap").rename(example / "first.mcap")
     second = sengen_run(example, "record.yaml", "--until", "1s")
     assert second.returncode == 0, second.stderr
-    assert (example / "first.jsonl").read_bytes() == (example / "ball.jsonl").read_bytes()
+    assert (example / "first.mcap").read_bytes() == (example / "ball.mcap").read_bytes()
     compared = subprocess.run(
-        [sys.executable, "-m", "sengen", "record", "compare", "first.jsonl", "ball.jsonl"],
+        [sys.executable, "-m", "sengen", "record", "compare", "first.mcap", "ball.mcap"],
         cwd=example,
         capture_output=True,
         text=True,
@@ -75,10 +75,10 @@ def test_two_runs_record_the_same_bytes(example: Path) -> None:
     assert compared.returncode == 0, compared.stdout + compared.stderr
     # The ball's addition, a change in each of its cycles but the first (which moves nothing),
     # its bounce and its removal at the end.
-    records = [json.loads(line) for line in (example / "ball.jsonl").read_text().splitlines()]
-    kinds = Counter(record.get("kind") for record in records[1:])
+    _, records = read_recording(example / "ball.mcap")
+    kinds = Counter(record.get("kind") for record in records)
     assert kinds == {"add": 1, "set": 99, "event": 1, "remove": 1}
-    assert [r["t"] for r in records[1:] if r["kind"] == "set"] == [k * 10**7 for k in range(1, 100)]
+    assert [r["t"] for r in records if r["kind"] == "set"] == [k * 10**7 for k in range(1, 100)]
     # The logs differ at most in the order of the components' last lines, never in a bounce.
     bounces = [[m[0] for m in matches(BOUNCE, clean_log(r.stderr))] for r in (first, second)]
     assert bounces[0] == bounces[1] and len(bounces[0]) == 1

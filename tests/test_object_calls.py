@@ -673,6 +673,27 @@ def test_a_call_with_a_timeout_fails_with_call_timeout(tree: Tree, worker_class:
     assert isinstance(call.exception(), CallTimeout)
 
 
+def test_a_call_without_timeout_gets_its_context_s_default_naming_object_and_method(
+    tree: Tree, worker_class: Any
+) -> None:
+    """``kernel.callTimeout`` (issue 21 item 4): an owner that never answers cannot make a
+    call wait forever; an explicit ``timeout=`` still wins over the default."""
+    owner, caller = Context("owner"), Context("caller")
+    caller.call_timeout = 7 * MS
+    proxy = tree.devices.WorkerLocalProxy(registered_worker(worker_class, owner), caller)
+    defaulted = in_cycle(caller, lambda: proxy.add(1))
+    explicit = in_cycle(caller, lambda: proxy.add(2, timeout=Duration.parse("20 ms")))
+    cycle(caller, 6 * MS)
+    assert not defaulted.done()
+    cycle(caller, 7 * MS)
+    error = defaulted.exception()
+    assert isinstance(error, CallTimeout)
+    assert str(error) == "call to 'add' of object 'local.bus.w' timed out"
+    assert not explicit.done()
+    cycle(caller, 20 * MS)
+    assert isinstance(explicit.exception(), CallTimeout)
+
+
 def test_a_call_answered_before_its_timeout_keeps_its_result(tree: Tree, worker_class: Any) -> None:
     owner, caller = Context("owner"), Context("caller")
     proxy = tree.devices.WorkerLocalProxy(registered_worker(worker_class, owner), caller)

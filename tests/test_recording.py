@@ -1,441 +1,415 @@
-"""Recording files (runtime.md §9.2): writer order, determinism, strict reading, show, compare."""
+"""The recorder component and ``sengen record`` (runtime.md §9.2): a run of examples/plant to an
+archive a third the size of the old JSON Lines, valid for generic MCAP tools; the control object;
+a SIGKILL and a full disk; configurations refused before start; info, show, export, compare."""
 
 from __future__ import annotations
 
+import contextlib
+import csv
+import errno
 import io
 import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
+import jsonschema
+import mcap.reader
 import pytest
+from example_projects import copy_example, importable, sengen_run
+from mcap.opcode import Opcode
 
-from sengen.runtime.components.recorder.recording import (
-    Record,
-    RecordingError,
-    RecordingWriter,
-    compare,
-    read_recording,
-    show,
-)
+from sengen.cli.main import main
+from sengen.runtime import Duration, PreloadError
+from sengen.runtime.archive import ArchiveError, ArchiveReader
+from sengen.runtime.archive import writer as writer_module
+from sengen.runtime.kernel.config import load_config_text
+from sengen.runtime.kernel.kernel import Kernel
+from sengen.runtime.sen.kernel.recorder import RecordingState
+from sengen.testing import TestKernel
 
-HEADER = '{"format": "sengen-recording", "version": 1, "selections": ["SELECT * FROM local.a"]}'
+#: ``sengen run`` of examples/plant for 10 s of virtual time recorded in the JSON Lines format
+#: this one replaced (the commit before it): 62,438 bytes. The archive must be a third of that.
+OLD_JSONL_BYTES = 62_438
 
-
-def sample_records() -> list[Record]:
-    return [
-        Record(
-            0, "add", "local.a", "lamp", 0, {"class": "demo.Lamp", "state": {"on": False, "w": 1.5}}
-        ),
-        Record(10, "set", "local.a", "lamp", 1, {"values": {"on": True}}),
-        Record(10, "event", "local.a", "lamp", 2, {"event": "switched", "args": {"to": "ön"}}),
-        Record(20, "remove", "local.a", "lamp", 3, {}),
-    ]
+PLANT_OBJECTS = ("local/plant/feed", "local/plant/level", "local/plant/tank")
 
 
-def write(path: Path, *batches: list[Record], selections: tuple[str, ...] = ("q",)) -> Path:
-    with RecordingWriter(path, list(selections)) as writer:
-        for batch in batches:
-            writer.write_batch(batch)
-    return path
+def recorder(*recordings: str, mode: str = "virtualTime") -> str:
+    entries = "".join(f"      - {r}\n" for r in recordings)
+    return (
+        f"include: plant.yaml\nkernel: {{runMode: {mode}}}\n"
+        f"load:\n  - name: recorder\n    freqHz: 30\n    recordings:\n{entries}"
+    )
 
 
-def run_show(path: Path) -> tuple[int, str, str]:
+@pytest.fixture(scope="module")
+def plant(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = copy_example("plant", tmp_path_factory.mktemp("plant"))
+    with importable(folder):
+        yield folder
+
+
+@pytest.fixture(scope="module")
+def archive(plant: Path) -> Path:
+    """10 s of the plant under virtual time."""
+    (plant / "rec.yaml").write_text(
+        recorder("{name: r, file: run.mcap, selections: ['SELECT * FROM local.plant']}")
+    )
+    ran = sengen_run(plant, "rec.yaml", "--until", "10s")
+    assert ran.returncode == 0, ran.stderr
+    return plant / "run.mcap"
+
+
+def cli(*args: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    code = show(path, out, err)
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
     return code, out.getvalue(), err.getvalue()
 
 
-def run_compare(a: Path, b: Path) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = compare(a, b, out, err)
-    return code, out.getvalue(), err.getvalue()
-
-
-def write_text(path: Path, *lines: str) -> Path:
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return path
-
-
-# ---------------------------------------------------------------------------------------- writer
-
-
-def test_round_trip(tmp_path: Path) -> None:
-    path = write(tmp_path / "r.jsonl", sample_records(), selections=("SELECT * FROM local.a",))
-    header, records = read_recording(path)
-    assert header == {
-        "format": "sengen-recording",
-        "version": 1,
-        "selections": ["SELECT * FROM local.a"],
-    }
-    assert records == [
-        {
-            "t": 0,
-            "kind": "add",
-            "bus": "local.a",
-            "object": "lamp",
-            "class": "demo.Lamp",
-            "state": {"on": False, "w": 1.5},
-        },
-        {"t": 10, "kind": "set", "bus": "local.a", "object": "lamp", "values": {"on": True}},
-        {
-            "t": 10,
-            "kind": "event",
-            "bus": "local.a",
-            "object": "lamp",
-            "event": "switched",
-            "args": {"to": "ön"},
-        },
-        {"t": 20, "kind": "remove", "bus": "local.a", "object": "lamp"},
-    ]
-
-
-def test_header_is_written_at_once_and_text_is_utf8(tmp_path: Path) -> None:
-    path = tmp_path / "r.jsonl"
-    writer = RecordingWriter(path, ["a", "b"])
-    writer.flush()
-    assert path.read_text(encoding="utf-8") == (
-        '{"format": "sengen-recording", "version": 1, "selections": ["a", "b"]}\n'
-    )
-    writer.write_batch(sample_records()[2:3])
-    writer.close()
-    writer.close()  # idempotent
-    assert writer.closed
-    raw = path.read_bytes()
-    assert "ön".encode() in raw  # not \u00f6
-    assert b"\r" not in raw
-    assert raw.endswith(b"\n")
-    with pytest.raises(ValueError, match="closed"):
-        writer.write_batch([])
-
-
-def test_key_order_is_fixed_and_seq_is_not_written(tmp_path: Path) -> None:
-    # Data given in the "wrong" order still comes out as class, state.
-    record = Record(5, "add", "b", "o", 99, {"state": {"z": 1, "a": 2}, "class": "C"})
-    path = write(tmp_path / "r.jsonl", [record])
-    line = path.read_text(encoding="utf-8").splitlines()[1]
-    assert line == '{"t": 5, "kind": "add", "bus": "b", "object": "o", "class": "C", ' + (
-        '"state": {"z": 1, "a": 2}}'
-    )
-    assert "seq" not in line and "99" not in line
-
-
-def test_batch_sort_order(tmp_path: Path) -> None:
-    records = [
-        Record(2, "set", "b1", "x", 0, {"values": {"v": "t2"}}),
-        Record(1, "remove", "b1", "x", 0, {}),
-        Record(1, "event", "b1", "x", 0, {"event": "e", "args": {}}),
-        Record(1, "set", "b1", "x", 7, {"values": {"v": "seq7"}}),
-        Record(1, "set", "b1", "x", 3, {"values": {"v": "seq3"}}),
-        Record(1, "add", "b1", "x", 9, {"class": "C", "state": {}}),
-        Record(1, "set", "b1", "a", 50, {"values": {"v": "object a"}}),
-        Record(1, "set", "a0", "z", 60, {"values": {"v": "bus a0"}}),
-        Record(0, "remove", "zz", "zz", 99, {}),
-    ]
-    path = write(tmp_path / "r.jsonl", records)
-    _, written = read_recording(path)
-    summary = [
-        (r["t"], r["bus"], r["object"], r["kind"], r.get("values", {}).get("v")) for r in written
-    ]
-    assert summary == [
-        (0, "zz", "zz", "remove", None),
-        (1, "a0", "z", "set", "bus a0"),
-        (1, "b1", "a", "set", "object a"),
-        (1, "b1", "x", "add", None),
-        (1, "b1", "x", "set", "seq3"),
-        (1, "b1", "x", "set", "seq7"),
-        (1, "b1", "x", "event", None),
-        (1, "b1", "x", "remove", None),
-        (2, "b1", "x", "set", "t2"),
-    ]
-
-
-def test_batches_are_sorted_separately(tmp_path: Path) -> None:
-    late = Record(9, "set", "b", "o", 0, {"values": {"n": 1}})
-    early = Record(1, "set", "b", "o", 0, {"values": {"n": 2}})
-    _, written = read_recording(write(tmp_path / "r.jsonl", [late], [early]))
-    assert [r["t"] for r in written] == [9, 1]
-
-
-def test_equal_input_gives_identical_bytes(tmp_path: Path) -> None:
-    records = sample_records()
-    a = write(tmp_path / "a.jsonl", list(reversed(records)))
-    b = write(tmp_path / "b.jsonl", records)
-    assert a.read_bytes() == b.read_bytes()
-    assert len(a.read_bytes().splitlines()) == 5
-
-
-def test_read_only_mappings_are_written_as_objects(tmp_path: Path) -> None:
-    state = MappingProxyType({"inner": MappingProxyType({"k": [1, 2]})})
-    record = Record(0, "add", "b", "o", 0, {"class": "C", "state": state})
-    _, written = read_recording(write(tmp_path / "r.jsonl", [record]))
-    assert written[0]["state"] == {"inner": {"k": [1, 2]}}
-
-
-@pytest.mark.parametrize(
-    ("kind", "data", "problem"),
-    [
-        ("update", {}, "unknown record kind"),
-        ("set", {}, "data keys"),
-        ("remove", {"values": {}}, "data keys"),
-        ("add", {"class": "C", "state": {}, "extra": 1}, "data keys"),
-        ("event", {"event": 3, "args": {}}, "wrong type"),
-    ],
-)
-def test_bad_records_are_refused_before_writing(
-    kind: str, data: dict[str, Any], problem: str
+def test_ten_seconds_of_the_plant_take_a_third_of_the_old_size_and_suit_mcap_tools(
+    archive: Path,
 ) -> None:
-    with pytest.raises(ValueError, match=problem):
-        Record(0, kind, "b", "o", 0, data)
+    size = archive.stat().st_size
+    assert size <= OLD_JSONL_BYTES / 3, size
+    validators: dict[int, jsonschema.Draft202012Validator] = {}
+    topics = set()
+    with archive.open("rb") as stream:
+        for schema, channel, message in mcap.reader.make_reader(stream).iter_messages():
+            assert schema is not None
+            if schema.id not in validators:
+                validators[schema.id] = jsonschema.Draft202012Validator(json.loads(schema.data))
+            validators[schema.id].validate(json.loads(message.data))
+            topics.add(channel.topic)
+    assert set(PLANT_OBJECTS) <= topics
+    with ArchiveReader(archive) as reader:
+        info = reader.info()
+        # Every commit of the tank (50 Hz for 10 s, the first at its addition) is there.
+        tank = [r for r in reader.records(objects=["local/plant/tank"]) if r.kind == "state"]
+        assert len(tank) == 499 and [r.time_ns for r in tank][:2] == [20_000_000, 40_000_000]
+        assert info.objects == PLANT_OBJECTS and not info.cut_short
+        assert info.classes == ("plant.Controller", "plant.Pump", "plant.Tank")
+        assert info.counts["added"] == 3 and info.counts["event"] > 0
+        assert (info.start_ns, info.end_ns) == (0, 9_980_000_000)
+        middle = reader.state_at(5 * 10**9)
+        assert set(middle) == set(PLANT_OBJECTS)
+        assert middle["local/plant/tank"].values["level"] == pytest.approx(
+            [r for r in tank if r.time_ns <= 5 * 10**9][-1].values["level"]
+        )
 
 
-def test_nan_is_refused_and_leaves_no_partial_batch(tmp_path: Path) -> None:
-    path = tmp_path / "r.jsonl"
-    with RecordingWriter(path, []) as writer:
-        good = Record(0, "set", "b", "o", 0, {"values": {"x": 1}})
-        bad = Record(1, "set", "b", "o", 1, {"values": {"x": float("nan")}})
-        with pytest.raises(ValueError):
-            writer.write_batch([good, bad])
-    assert len(path.read_text(encoding="utf-8").splitlines()) == 1
-    read_recording(path)  # still a valid (empty) recording
+def test_two_virtual_time_runs_write_the_same_bytes(plant: Path, archive: Path) -> None:
+    again = sengen_run(plant, "rec.yaml", "--until", "10s")
+    assert again.returncode == 0, again.stderr
+    assert archive.read_bytes() == (plant / "run.mcap").read_bytes()
 
 
-# ------------------------------------------------------------------------------------------ show
-
-
-def test_show_table(tmp_path: Path) -> None:
-    records = [
-        *sample_records(),
-        Record(1234567, "set", "local.long.bus", "o", 9, {"values": {"a": [1, 2]}}),
-    ]
-    code, out, err = run_show(write(tmp_path / "r.jsonl", records))
+def test_record_info_text_and_json(archive: Path) -> None:
+    code, out, err = cli("record", "info", str(archive))
     assert code == 0 and err == ""
-    lines = out.splitlines()
-    assert len(lines) == 6
-    assert lines[0].split() == ["t", "(ns)", "kind", "bus", "object", "detail"]
-    # Columns: t right-aligned to 7 characters ("1234567"), kind padded to 6 ("remove"),
-    # bus to 14 ("local.long.bus"), object to 6 ("object"), two spaces apart.
-    assert lines[0] == " t (ns)  kind    bus             object  detail"
-    assert lines[1] == '      0  add     local.a         lamp    demo.Lamp {"on":false,"w":1.5}'
-    assert lines[2] == '     10  set     local.a         lamp    {"on":true}'
-    assert lines[3] == '     10  event   local.a         lamp    switched {"to":"ön"}'
-    assert lines[4] == "     20  remove  local.a         lamp"
-    assert lines[5] == '1234567  set     local.long.bus  o       {"a":[1,2]}'
-    detail = lines[0].index("detail")
-    assert lines[1][detail:].startswith("demo.Lamp") and lines[5][detail:].startswith("{")
-    assert lines[1][detail - 2 : detail] == "  "
+    text = out.replace("cut short", "cut_short").replace("time range", "time_range")
+    lines = dict(line.split(None, 1) for line in text.splitlines())
+    assert lines["duration"] == "9980 ms"
+    assert lines["time_range"] == "0 .. 9980000000 ns"
+    assert lines["objects"].startswith("3: local/plant/feed, local/plant/level, local/plant/tank")
+    assert lines["cut_short"] == "no" and "zstd" in lines["file"]
+    assert lines["records"].startswith(f"{sum(ArchiveReader(archive).info().counts.values())} (")
+    code, out, _ = cli("record", "info", str(archive), "--format", "json")
+    document = json.loads(out)
+    assert code == 0 and document["cut_short"] is False and document["records"]["added"] == 3
 
 
-def test_show_empty_recording(tmp_path: Path) -> None:
-    code, out, _ = run_show(write(tmp_path / "r.jsonl"))
+def test_record_info_starts_lean(archive: Path) -> None:
+    """``record info`` reads a summary: it loads none of the compiler, the configuration models,
+    the object layer or mcap's writer (each costs tens of ms of a fresh process)."""
+    ran = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "sengen", "record", "info", str(archive)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in ran.stderr.splitlines()}
+    assert "sengen.runtime.archive.reader" in loaded
+    heavy = ("pydantic", "lark", "jinja2", "sengen.stl", "sengen.runtime.objects", "mcap.writer")
+    assert not [n for n in loaded if n.split(".")[0] in heavy or n.startswith(heavy)]
+
+
+def test_record_show_filters_by_object_property_and_time(archive: Path) -> None:
+    code, out, _ = cli(
+        "record",
+        "show",
+        str(archive),
+        "--object",
+        "local/plant/tank",
+        "--property",
+        "level",
+        "--start",
+        "1s",
+        "--end",
+        "1100ms",
+    )
     assert code == 0
-    assert out == "t (ns)  kind  bus  object  detail\n"
+    rows = out.splitlines()
+    assert rows[0].split() == ["t", "(ns)", "kind", "object", "detail"]
+    times = [int(row.split()[0]) for row in rows[1:]]
+    assert times == [1_000_000_000 + k * 20_000_000 for k in range(6)]
+    assert all('{"level":' in row and "local/plant/tank" in row for row in rows[1:])
 
 
-def test_show_malformed(tmp_path: Path) -> None:
-    path = write_text(tmp_path / "bad.jsonl", HEADER, "{not json")
-    code, out, err = run_show(path)
-    assert code == 1 and out == ""
-    assert err.startswith(f"sengen: error: {path}:2: invalid JSON")
-
-
-# --------------------------------------------------------------------------------------- compare
-
-
-def test_compare_identical_despite_formatting(tmp_path: Path) -> None:
-    a = write(tmp_path / "a.jsonl", sample_records(), selections=("SELECT * FROM local.a",))
-    # Same values, other formatting and key order.
-    lines = [json.loads(line) for line in a.read_text(encoding="utf-8").splitlines()]
-    b = tmp_path / "b.jsonl"
-    b.write_text(
-        "".join(json.dumps(v, sort_keys=True, separators=(",", ":")) + "\n" for v in lines),
-        encoding="utf-8",
+def test_record_export_csv_and_jsonl(archive: Path, tmp_path: Path) -> None:
+    out = tmp_path / "tank.csv"
+    code, _, err = cli(
+        "record", "export", str(archive), "--object", "local/plant/tank", "-o", str(out)
     )
-    assert a.read_bytes() != b.read_bytes()
-    code, out, err = run_compare(a, b)
-    assert (code, out, err) == (0, "recordings are identical (4 records)\n", "")
+    assert code == 0, err
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 500 and rows[0]["t_ns"] == "0" and rows[0]["area"] == "1.0"
+    # Each row holds the whole state: the static area stays in every row.
+    assert {row["area"] for row in rows} == {"1.0"}
+    assert [float(row["level"]) for row in rows[:2]] == [0.1, 0.096]
+    code, text, _ = cli("record", "export", str(archive), "--format", "jsonl", "--end", "0s")
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert code == 0 and [line["kind"] for line in lines] == ["added"] * 3
+    assert lines[2]["values"]["level"] == 0.1 and lines[2]["class"] == "plant.Tank"
 
 
-SET_PREFIX = '{"t": 10, "kind": "set", "bus": "local.a", "object": "lamp", '
-
-
-def test_compare_reports_first_difference(tmp_path: Path) -> None:
-    records = sample_records()
-    a = write(tmp_path / "a.jsonl", records)
-    changed = [*records]
-    changed[1] = Record(10, "set", "local.a", "lamp", 1, {"values": {"on": False}})
-    changed[3] = Record(21, "remove", "local.a", "lamp", 3, {})
-    b = write(tmp_path / "b.jsonl", changed)
-    code, out, _ = run_compare(a, b)
-    assert code == 1
-    assert out.splitlines() == [
-        "first difference at line 3:",
-        "  A: " + SET_PREFIX + '"values": {"on": true}}',
-        "  B: " + SET_PREFIX + '"values": {"on": false}}',
-    ]
-
-
-def test_compare_header_difference(tmp_path: Path) -> None:
-    a = write(tmp_path / "a.jsonl", selections=("q1",))
-    b = write(tmp_path / "b.jsonl", selections=("q2",))
-    code, out, _ = run_compare(a, b)
-    assert code == 1
-    assert out.splitlines()[0] == "first difference at line 1:"
-    assert '"q1"' in out.splitlines()[1] and '"q2"' in out.splitlines()[2]
-
-
-def test_compare_distinguishes_int_and_float(tmp_path: Path) -> None:
-    a = write_text(
-        tmp_path / "a.jsonl",
-        HEADER,
-        '{"t":1,"kind":"set","bus":"b","object":"o",' '"values":{"x":1}}',
+def test_record_compare(archive: Path, plant: Path, tmp_path: Path) -> None:
+    assert cli("record", "compare", str(archive), str(archive))[:2] == (
+        0,
+        f"archives are identical ({sum(ArchiveReader(archive).info().counts.values())} records)\n",
     )
-    b = write_text(
-        tmp_path / "b.jsonl",
-        HEADER,
-        '{"t":1,"kind":"set","bus":"b","object":"o",' '"values":{"x":1.0}}',
+    (plant / "other.yaml").write_text(
+        recorder("{name: r, file: other.mcap, selections: ['SELECT * FROM local.plant']}")
     )
-    code, out, _ = run_compare(a, b)
-    assert code == 1 and "line 2" in out
-
-
-def test_compare_different_lengths(tmp_path: Path) -> None:
-    records = sample_records()
-    a = write(tmp_path / "a.jsonl", records)
-    b = write(tmp_path / "b.jsonl", records[:2])
-    code, out, _ = run_compare(a, b)
-    assert code == 1
+    ran = sengen_run(plant, "other.yaml", "--until", "2s")
+    assert ran.returncode == 0, ran.stderr
+    code, out, _ = cli("record", "compare", str(archive), str(plant / "other.mcap"))
+    # The same up to where the shorter run removed its objects at its end.
     lines = out.splitlines()
-    assert lines[0] == "first difference at line 4:"
-    assert lines[1].startswith('  A: {"t": 10, "kind": "event"')
-    assert lines[2] == "  B: <end of file>"
-    code, out, _ = run_compare(b, a)
-    assert code == 1
-    assert out.splitlines()[1] == "  A: <end of file>"
+    assert code == 1 and lines[0].startswith("first difference at record ")
+    assert lines[1].startswith("  A: ") and " state local/plant/" in lines[1]
+    assert lines[2].startswith("  B: ") and " removed local/plant/" in lines[2]
 
 
-def test_compare_malformed(tmp_path: Path) -> None:
-    good = write(tmp_path / "good.jsonl", sample_records())
-    bad = write_text(tmp_path / "bad.jsonl", HEADER, '{"t": 0, "kind": "add"}')
-    code, out, err = run_compare(good, bad)
-    assert code == 1 and out == ""
-    assert err.startswith(f"sengen: error: {bad}:2: missing keys")
-
-
-# ------------------------------------------------------------------------------------- malformed
-
-RECORD = '{"t": 1, "kind": "remove", "bus": "b", "object": "o"}'
-
-
-@pytest.mark.parametrize(
-    ("lines", "line", "problem"),
-    [
-        (["{oops"], 1, "invalid JSON"),
-        (["[1, 2]"], 1, "expected a JSON object"),
-        ([RECORD], 1, "not a recording"),
-        (['{"format": "other", "version": 1, "selections": []}'], 1, "not a recording"),
-        (['{"format": "sengen-recording", "version": 2, "selections": []}'], 1, "version 2"),
-        (['{"format": "sengen-recording", "version": true, "selections": []}'], 1, "version"),
-        (['{"format": "sengen-recording", "version": 1}'], 1, "missing key selections"),
-        (['{"format": "sengen-recording", "version": 1, "selections": [1]}'], 1, "selections"),
-        (
-            ['{"format": "sengen-recording", "version": 1, "selections": [], "host": "x"}'],
-            1,
-            "unexpected key host",
-        ),
-        ([HEADER, RECORD, "not json"], 3, "invalid JSON"),
-        ([HEADER, RECORD, ""], 3, "invalid JSON"),
-        ([HEADER, '{"t": 1, "kind": "remove", "bus": "b"}'], 2, "missing key object"),
-        ([HEADER, '{"t": 1, "kind": "remove", "bus": "b", "object": "o", "seq": 1}'], 2, "seq"),
-        ([HEADER, '{"t": 1, "kind": "set", "bus": "b", "object": "o"}'], 2, "missing key values"),
-        ([HEADER, '{"t": 1, "kind": "update", "bus": "b", "object": "o"}'], 2, "unknown record"),
-        ([HEADER, '{"t": 1, "bus": "b", "object": "o"}'], 2, "unknown record kind None"),
-        ([HEADER, '{"t": "1", "kind": "remove", "bus": "b", "object": "o"}'], 2, "t must be"),
-        ([HEADER, '{"t": 1.0, "kind": "remove", "bus": "b", "object": "o"}'], 2, "t must be"),
-        ([HEADER, '{"t": 1, "kind": "remove", "bus": 3, "object": "o"}'], 2, "bus must be"),
-        (
-            [HEADER, '{"t": 1, "kind": "set", "bus": "b", "object": "o", "values": []}'],
-            2,
-            "values must be an object",
-        ),
-        (
-            [HEADER, '{"t": 1, "kind": "add", "bus": "b", "object": "o", "class": 1, "state": {}}'],
-            2,
-            "class must be a string",
-        ),
-        ([HEADER, RECORD.replace('"o"}', '"o", "object": "p"}')], 2, "duplicate key"),
-        (
-            [HEADER, '{"t": 1, "kind": "set", "bus": "b", "object": "o", "values": {"x": NaN}}'],
-            2,
-            "NaN",
-        ),
-    ],
-)
-def test_malformed_files(tmp_path: Path, lines: list[str], line: int, problem: str) -> None:
-    path = write_text(tmp_path / "bad.jsonl", *lines)
-    with pytest.raises(RecordingError) as caught:
-        read_recording(path)
-    assert caught.value.line == line
-    assert str(caught.value).startswith(f"{path}:{line}: ")
-    assert problem in caught.value.problem
-    code, out, err = run_show(path)
-    assert code == 1 and out == ""
-    assert err == f"sengen: error: {path}:{line}: {caught.value.problem}\n"
-
-
-def test_empty_file_is_missing_header(tmp_path: Path) -> None:
-    path = tmp_path / "empty.jsonl"
-    path.write_bytes(b"")
-    code, _, err = run_show(path)
-    assert code == 1
-    assert err == f"sengen: error: {path}:1: missing header (empty file)\n"
-
-
-def test_non_utf8_bytes(tmp_path: Path) -> None:
-    path = tmp_path / "latin1.jsonl"
-    path.write_bytes(
-        HEADER.encode() + b"\n" + RECORD.replace("o", "\xf6").encode("latin-1") + b"\n"
-    )
-    code, _, err = run_show(path)
-    assert code == 1
-    assert err.startswith(f"sengen: error: {path}:2: not valid UTF-8")
-
-
-def test_missing_file(tmp_path: Path) -> None:
-    path = tmp_path / "absent.jsonl"
-    code, out, err = run_show(path)
-    assert code == 1 and out == ""
-    assert err.startswith(f"sengen: error: {path}: cannot read")
-    code, _, err = run_compare(path, path)
-    assert code == 1 and "cannot read" in err
-
-
-def test_file_without_final_newline_is_read(tmp_path: Path) -> None:
-    path = tmp_path / "r.jsonl"
-    path.write_text(HEADER + "\n" + RECORD, encoding="utf-8")
-    header, records = read_recording(path)
-    assert header["selections"] == ["SELECT * FROM local.a"]
-    assert records == [{"t": 1, "kind": "remove", "bus": "b", "object": "o"}]
-
-
-def test_show_into_a_pipe_closed_early_is_not_an_error(tmp_path: Path) -> None:
-    """``sengen record show FILE | head``: the reader leaving is no internal error."""
-    import subprocess
-    import sys
-
-    many = [
-        Record(t, "set", "local.a", "lamp", t, {"values": {"on": t % 2 == 0}})
-        for t in range(20_000)
+def test_bad_archives_and_arguments_are_one_line_exit_1(archive: Path, tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    cut = tmp_path / "cut.mcap"
+    cut.write_bytes(archive.read_bytes()[:300])
+    cases = [
+        (("show", str(fifo)), "not a regular file"),
+        (("info", str(tmp_path / "none.mcap")), "No such file"),
+        (("show", str(archive), "--object", "local/plant/nosuch"), "holds no object"),
+        (("show", str(archive), "--start", "11s"), "--start 11s is outside"),
+        (("export", str(archive), "--end", "20 s"), "--end 20 s is outside"),
+        (("compare", str(archive), str(tmp_path)), "not a regular file"),
     ]
-    path = write(tmp_path / "long.jsonl", many)
-    show = subprocess.Popen(
-        [sys.executable, "-m", "sengen", "record", "show", str(path)],
-        stdout=subprocess.PIPE,
+    for args, problem in cases:
+        code, out, err = cli("record", *args)
+        assert code == 1 and out == "" and err.count("\n") == 1 and problem in err, (args, err)
+    code, out, _ = cli("record", "info", str(cut))  # cut short: read as far as it goes
+    assert code == 0 and "cut short   yes" in out
+
+
+def test_the_control_object_starts_and_stops_recordings_and_counts(
+    plant: Path, tmp_path: Path
+) -> None:
+    first, second = tmp_path / "one.mcap", tmp_path / "two.mcap"
+    text = recorder(
+        f"{{name: r, file: '{first}', selections: ['SELECT * FROM local.plant'],"
+        " autoStart: false}",
+        f"{{name: tanks, file: '{tmp_path / 'tanks.mcap'}',"
+        " selections: ['SELECT plant.Tank FROM local.plant']}",
+    ).replace("include: plant.yaml", f"include: {plant / 'plant.yaml'}")
+    with TestKernel.from_yaml(text) as tk:
+        control: Any = tk.object("local.kernel.r")
+        tanks: Any = tk.object("local.kernel.tanks")
+        tk.step(3)
+        assert control.state == RecordingState.idle and control.records == 0
+        assert tanks.state == RecordingState.recording
+        tk.call(control, "start", "")
+        tk.step(40)
+        assert control.state == RecordingState.recording and control.objects == 3
+        assert control.records > 20 and control.bytes_ > 0 and control.drops == 0
+        tk.call(control, "stop")
+        tk.step()
+        assert control.state == RecordingState.idle
+        written = control.records
+        tk.call(control, "start", str(second))
+        tk.step(5)
+        assert control.file == str(second) and tanks.objects == 1
+    with ArchiveReader(first) as reader:
+        assert sum(reader.info().counts.values()) == written and not reader.cut_short
+    with ArchiveReader(second) as reader:  # a new archive: every object added again
+        first_seen: dict[str, str] = {}
+        for record in reader.records():
+            first_seen.setdefault(record.address, record.kind)
+        assert first_seen == dict.fromkeys(PLANT_OBJECTS, "added")
+    with ArchiveReader(tmp_path / "tanks.mcap") as reader:
+        assert reader.info().objects == ("local/plant/tank",)
+
+
+def test_a_full_disk_stops_the_recording_with_one_error_and_the_plant_runs_on(
+    plant: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    refused: list[int] = []
+
+    class Full(io.BufferedWriter):
+        """A disk that fills up as the second chunk is written: however much the plant
+        changes, the first chunk (with the additions) is on disk and the second is not."""
+
+        chunks = 0
+        full = False
+
+        def write(self, data: Any) -> int:
+            chunk = bytes(data[:1]) == bytes([Opcode.CHUNK])
+            if self.full or (chunk and self.chunks):
+                self.full = True
+                refused.append(len(data))
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            self.chunks += chunk
+            return super().write(data)
+
+    # The archive's file as the writer opens it: every byte of the archive goes through it.
+    monkeypatch.setattr(
+        writer_module, "open", lambda path, mode: Full(io.FileIO(path, mode)), raising=False
+    )
+    path = tmp_path / "full.mcap"
+    text = recorder(
+        f"{{name: r, file: '{path}', selections: ['SELECT * FROM local.plant'],"
+        " flushPeriod: 100 ms}"
+    ).replace("include: plant.yaml", f"include: {plant / 'plant.yaml'}")
+    caplog.set_level(logging.INFO)
+    assert Kernel(load_config_text(text)).run(Duration.parse("3 s")) == 0
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == [f"recording r stopped: cannot write archive {path}: No space left on device"]
+    # The chunk that filled the disk and the one attempt to finish the archive, nothing after:
+    # a recorder that swallowed the error would go on writing at every flush.
+    assert len(refused) == 2, refused
+    summaries = [r.getMessage() for r in caplog.records if "summary" in r.getMessage()]
+    assert any("tank tank summary: 150 cycle(s)" in line for line in summaries), summaries
+    with ArchiveReader(path) as reader:  # what was flushed before the disk filled up
+        assert reader.cut_short and reader.info().counts["added"] == 3
+
+
+def test_a_sigkilled_recorder_leaves_an_archive_read_up_to_its_last_flush(
+    plant: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "killed.mcap"
+    (plant / "killed.yaml").write_text(
+        recorder(
+            f"{{name: r, file: '{path}', selections: ['SELECT * FROM local.plant'],"
+            " flushPeriod: 50 ms}",
+            mode="realTime",
+        )
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sengen", "run", "killed.yaml"],
+        cwd=plant,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    assert show.stdout is not None and show.stderr is not None
-    show.stdout.readline()
-    show.stdout.close()  # as head does after its lines
-    errors = show.stderr.read().decode()
-    assert show.wait(timeout=60) == 0, errors
-    assert "internal error" not in errors
+    try:
+        seen = 0
+        deadline = time.monotonic() + 30
+        while seen < 40 and time.monotonic() < deadline:  # the flushed chunks are the signal
+            time.sleep(0.05)
+            with contextlib.suppress(ArchiveError), ArchiveReader(path) as reader:
+                seen = reader.info().counts["state"]
+        assert seen >= 40, "the recorder flushed nothing"
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.kill()
+        _, stderr = process.communicate(timeout=30)
+    assert process.returncode == -signal.SIGKILL, stderr
+    with ArchiveReader(path) as reader:
+        info = reader.info()
+        records = list(reader.records())
+        assert info.cut_short and info.counts["state"] >= seen
+        assert [r.kind for r in records[:3]] == ["added"] * 3
+        assert [r.time_ns for r in records] == sorted(r.time_ns for r in records)
+        assert set(reader.state_at(info.end_ns)) == set(PLANT_OBJECTS)
+    code, out, _ = cli("record", "info", str(path))
+    assert code == 0 and "cut short   yes" in out
+
+
+@pytest.mark.parametrize(
+    ("entry", "problem"),
+    [
+        (
+            "{name: r, file: x.mcap, selections: ['SELECT * FROM']}",
+            "recordings[0].selections: invalid selection 'SELECT * FROM': ",
+        ),
+        (
+            "{name: r, file: PLANT/plant.yaml/x.mcap, selections: ['SELECT * FROM local.plant']}",
+            "recordings[0].file: cannot record to PLANT/plant.yaml/x.mcap: PLANT/plant.yaml is not"
+            " a folder",
+        ),
+        (
+            "{name: r, file: x.mcap, selections: ['SELECT * FROM local.plant'],"
+            " keyframePeriod: 0 s}",
+            "recordings[0].keyframePeriod: invalid Duration '0 s' (must be greater than 0)",
+        ),
+        (
+            "{name: r, file: x.mcap, selections: ['SELECT * FROM local.plant'],"
+            " compression: gzip}",
+            "recordings[0].compression: ",
+        ),
+        (
+            "{name: r, file: x.mcap, selections: ['SELECT * FROM local.plant']}\n      - "
+            "{name: r, file: y.mcap, selections: ['SELECT * FROM local.plant']}",
+            "two recordings with the name 'r'",
+        ),
+    ],
+)
+def test_bad_recordings_are_refused_with_the_configuration(
+    plant: Path, entry: str, problem: str
+) -> None:
+    text = recorder(entry.replace("PLANT", str(plant))).replace(
+        "include: plant.yaml", f"include: {plant / 'plant.yaml'}"
+    )
+    with pytest.raises(PreloadError) as caught:
+        Kernel(load_config_text(text))
+    (line,) = caught.value.problems
+    assert problem.replace("PLANT", str(plant)) in line, line
+
+
+def test_sengen_run_refuses_a_bad_recording_before_start(plant: Path) -> None:
+    (plant / "bad.yaml").write_text(
+        recorder("{name: r, file: x.mcap, selections: ['SELECT * FROM']}")
+    )
+    for args in (("--check",), ("--until", "1s")):
+        ran = sengen_run(plant, "bad.yaml", *args)
+        assert ran.returncode == 1, ran.stderr
+        assert "invalid selection 'SELECT * FROM'" in ran.stderr, ran.stderr
+        assert "Traceback" not in ran.stderr and "summary" not in ran.stderr, ran.stderr
+    assert not (plant / "x.mcap").exists()
+
+
+def test_an_archive_that_cannot_be_created_fails_the_start(
+    plant: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def refused(path: Any, mode: str) -> Any:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(writer_module, "open", refused, raising=False)
+    text = recorder(
+        f"{{name: r, file: '{tmp_path / 'x.mcap'}', selections: ['SELECT * FROM local.plant']}}"
+    ).replace("include: plant.yaml", f"include: {plant / 'plant.yaml'}")
+    assert Kernel(load_config_text(text)).run(Duration.parse("1 s")) == 1
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    # Bad input: one line, no traceback.
+    assert errors[0] == (
+        f"error while loading component recorder: recording r: cannot write archive"
+        f" {tmp_path / 'x.mcap'}: Permission denied"
+    )
+    assert not any("summary" in r.getMessage() for r in caplog.records)  # nothing ran

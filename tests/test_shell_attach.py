@@ -19,7 +19,14 @@ from pathlib import Path
 import pytest
 import zenoh
 from kernel_support import make_package
-from transport_support import IMPLEMENTATIONS, STL, Process, free_port, producer_config
+from transport_support import (
+    IMPLEMENTATIONS,
+    STL,
+    Process,
+    free_port,
+    producer_config,
+    wait_for_port,
+)
 
 ROOT = "xattachgen"
 TIMEOUT = 30  # s, for any one process
@@ -30,17 +37,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     folder = tmp_path_factory.mktemp("attach")
     for _ in make_package(folder, ROOT, "xbus", STL, IMPLEMENTATIONS):
         yield folder
-
-
-def wait_for_port(port: int, timeout: float = 20.0) -> None:
-    """The producer's transport is up once its rendezvous accepts connections."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise AssertionError(f"nothing listens on port {port} after {timeout} s")
 
 
 def shell(folder: Path, *args: str) -> tuple[int, str, str, int]:
@@ -114,6 +110,25 @@ def test_attach_reads_only_the_transport_settings(project: Path) -> None:
     assert f"joined rendezvous tcp/127.0.0.1:{port}" in err
     assert row(out, "producer")[1] == str(producer.popen.pid)
     assert row(out, "sengen")[-1] == "transport, shell, kernel"
+
+
+def test_connect_passes_a_hung_holder_of_the_first_rendezvous_port(project: Path) -> None:
+    """A port that accepts connections and never answers (a hung holder): the shell joins
+    through the next rendezvous port, as the system's processes do (link.rendezvous_endpoints)."""
+    port, session = free_port(), f"t{os.getpid()}_hung"
+    with socket.socket() as hung:
+        hung.bind(("127.0.0.1", port))
+        hung.listen(8)
+        producer = Process(project, "hung", producer_config(ROOT, port, session, OBJECTS))
+        try:
+            wait_for_port(port + 1)  # the producer took the next port
+            code, out, err, _ = shell(
+                project, "--connect", f"tcp/127.0.0.1:{port}", "--session", session, "-c", "ps"
+            )
+        finally:
+            producer.stop()
+    assert code == 0, out + err
+    assert row(out, "producer")[1] == str(producer.popen.pid)
 
 
 def test_an_endpoint_that_does_not_answer_is_one_line_and_exit_1(project: Path) -> None:

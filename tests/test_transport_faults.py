@@ -141,7 +141,7 @@ def test_a_malformed_message_is_one_warning_with_a_count_and_no_error(
         # This kernel's transport listens on the port: a bare Zenoh peer joins it.
         seen["raw"] = raw = open_session(TransportConfig(connect=[f"tcp/127.0.0.1:{port}"]))
         seen["watch"] = raw.liveliness().declare_subscriber(
-            "sengen/v1/@proc/*/*/*", lambda s: seen["tokens"].append(str(s.key_expr)), history=True
+            "sengen/v2/*/@alive/*/*", lambda s: seen["tokens"].append(str(s.key_expr)), history=True
         )
         return True
 
@@ -149,7 +149,7 @@ def test_a_malformed_message_is_one_warning_with_a_count_and_no_error(
         if not seen["tokens"]:  # the consumer is not reachable yet
             return False
         for payload in garbage:
-            seen["raw"].put("sengen/v1/@inbox/*", payload)
+            seen["raw"].put(f"sengen/v2/{sender}/@to/*", payload)
         return True
 
     def counted_again(api: RunApi) -> bool:
@@ -158,7 +158,7 @@ def test_a_malformed_message_is_one_warning_with_a_count_and_no_error(
         # Every one arrived within the interval of the first warning: one more, once the
         # interval is over, reports how many were dropped since.
         transports[0].faults.interval = 0.0
-        seen["raw"].put("sengen/v1/@inbox/*", b"garbage again")
+        seen["raw"].put(f"sengen/v2/{sender}/@to/*", b"garbage again")
         return True
 
     def reported(api: RunApi) -> bool:
@@ -178,7 +178,7 @@ def test_a_malformed_message_is_one_warning_with_a_count_and_no_error(
     assert warnings == [
         f"dropped a malformed message from process {sender} ({len(named)} bytes): "
         "4 unexpected bytes at the end (1 of this kind since the last such warning)",
-        "dropped a malformed message (13 bytes): not a sengen frame "
+        f"dropped a malformed message from process {sender} (13 bytes): not a sengen frame "
         f"({len(garbage)} of this kind since the last such warning)",
     ]
     assert not transport_records(caplog, logging.ERROR)

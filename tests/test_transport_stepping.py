@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 from kernel_support import Probe
+from recording_support import read_recording
 from transport_support import Process, free_port, make_project, session_name
 
-from sengen.runtime.components.recorder.recording import read_recording
 from sengen.runtime.components.transport.transport import Transport
 from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.config import load_config_text
@@ -95,7 +95,7 @@ def run_system(
     """One run: the other kernels in child processes, the master here, ``STEPS`` steps; the
     master's time after each step and every kernel's recording."""
     port, session = free_port(), session_name("stepped")  # one session name for both runs
-    recordings = {name: project / f"{name}_{tag}.jsonl" for name in ("a", *OTHERS)}
+    recordings = {name: project / f"{name}_{tag}.mcap" for name in ("a", *OTHERS)}
     others = [
         Process(
             project,
@@ -121,7 +121,10 @@ def run_system(
         while len(kernel.master_clocks()) < 3 and time.monotonic() < deadline:
             time.sleep(0.02)
         assert len(kernel.master_clocks()) == 3, "the master never found the other clocks"
-        time.sleep(0.5)
+        # Their components register their objects as they enter their loops.
+        for name, objects in OTHERS.items():
+            for obj, _, _ in objects:
+                kernel.wait_for(name, obj, f"{session}.b.{obj}", timeout=20)
         kernel.wait_ready()
         stepper = kernel.stepper()
         for _ in range(STEPS):
@@ -162,9 +165,9 @@ def test_processes_step_together_on_the_nearest_due_time_and_reproducibly(
         assert compare.returncode == 0, compare.stdout + compare.stderr
     # What crossed: each watcher summed the other processes' events, call answers and counts,
     # and set their setpoints.
-    recorded = one[1].read_text()
-    assert '"heard"' in recorded and '"answers"' in recorded and '"total"' in recorded
-    assert '"setpoint"' in recorded
+    recorded = str(read_recording(one[1])[1])
+    assert "'heard'" in recorded and "'answers'" in recorded and "'total'" in recorded
+    assert "'setpoint'" in recorded
     # A call between processes made in step s ran in step s + 1 (wa and wb at 10 Hz): one
     # period, always, as in one process; the watchers subscription opened mid-run.
     for path, watcher in ((one[0], "wa"), (one[1], "wb")):
@@ -199,7 +202,7 @@ def test_a_kernel_found_after_stepping_began_is_brought_to_the_common_time_first
     master's time, then the joiner steps with the others, its END markers awaited."""
     folder, _ = project
     port, session = free_port(), session_name("join")
-    recordings = {name: folder / f"join_{name}.jsonl" for name in ("a", "b")}
+    recordings = {name: folder / f"join_{name}.mcap" for name in ("a", "b")}
     mine = [("a1", "Counting", 1e9 / P30)]
     kernel = Kernel(load_config_text(kernel_config(port, session, recordings["a"], mine, "a")))
     late: Process | None = None
@@ -216,7 +219,7 @@ def test_a_kernel_found_after_stepping_began_is_brought_to_the_common_time_first
             while len(kernel.master_clocks()) < 2 and time.monotonic() < deadline:
                 time.sleep(0.02)
             assert len(kernel.master_clocks()) == 2, "the master never found the late clock"
-            time.sleep(0.5)  # its components enter their loops just after it publishes
+            kernel.wait_for("b", "b1", f"{session}.b.b1", timeout=20)  # b1 in its loop
             after = steps_within(stepper, 40, 30.0)
     finally:
         kernel.shutdown()
@@ -263,7 +266,7 @@ def test_kernels_of_different_masters_serve_each_others_stepped_interests(
         return any(o.count > 0 for o in seen["sub"].objects)
 
     probe = Probe([subscribe, found], freq_hz=100, stop_when_done=False)
-    recording = folder / "masters_{}.jsonl"
+    recording = folder / "masters_{}.mcap"
     a = Kernel(
         load_config_text(
             kernel_config(port, session, Path(str(recording).format("a")), [], "a", clocks="ca")

@@ -125,9 +125,7 @@ class TeacherModel(TeacherBase):
     def registered(self, api: Any) -> None:
         school = f"SELECT school.Pupil FROM {self.bus} WHERE"
         subject = f'"{self.subject}"'
-        self._year_group = api.select(
-            f"{school} year = {self.year}", lambda pupils: self._welcome(api, pupils)
-        )
+        self._year_group = api.select(f"{school} year = {self.year}", partial(self._welcome, api))
         self._ready = api.select(
             f"{school} year = {self.year} AND activity.Playing.after != {subject}"
         )
@@ -141,12 +139,13 @@ class TeacherModel(TeacherBase):
     def _welcome(self, api: RunApi, pupils: list[Any]) -> None:
         for pupil in pupils:
             pupil.events.finished.connect(self._finished)
-            pupil.greet(
-                self.full_name,
-                on_result=lambda call, p=pupil: api.logger.info(
-                    "%s welcomes %s (year %d): '%s'", self.name, p.full_name, p.year, call.result()
-                ),
-            )
+            pupil.greet(self.full_name, on_result=partial(self._welcomed, api, pupil))
+
+    def _welcomed(self, api: RunApi, pupil: Any, call: Call[str]) -> None:
+        welcome = call.result()
+        api.logger.info(
+            "%s welcomes %s (year %d): '%s'", self.name, pupil.full_name, pupil.year, welcome
+        )
 
     def _finished(self, subject: str) -> None:
         if subject == self.subject:

@@ -8,16 +8,20 @@ to it. What is here is documented in docs/architecture.md, by need:
 * a **transport** (remote objects): the bus space and its sources, sessions, the owner and
   subscriber sides of discovery (interests, subscriptions, change logs), queries, the codecs and
   metadata that put objects on a wire, remote proxies and call results, the kernel clock;
-* a **recorder**: subscriptions and their change logs, metadata, values, the configuration's
-  helpers for its own keys;
-* an **inspector** (the shell): subscriptions, proxies, calls, metadata, the registry, queries,
-  the processes of the system, and the kernel to build when it is launched on its own.
+* a **recorder**: subscriptions and their change logs, metadata, values as JSON, the
+  configuration's helpers for its own keys, and its control class ``RecordingBase``;
+* a **replayer**: type descriptions (``describe``) and the registry, to publish objects of
+  classes it does not import, values, and its control class ``ReplayBase``;
+* an **inspector** (the shell, the web explorer): subscriptions, proxies, calls, metadata, the
+  registry, queries, the processes of the system, values as JSON (``json_form``), and the kernel
+  to build when it is launched on its own.
 """
 
 from __future__ import annotations
 
 from sengen.runtime.kernel.buses import BusSpace, Source
 from sengen.runtime.kernel.config import Config, LogConfig, load_config_text
+from sengen.runtime.kernel.config.loader import writable_file_problem
 from sengen.runtime.kernel.config.models import BusAddress, fail
 from sengen.runtime.kernel.processes import Answer, ProcessDirectory, ProcessInfo, this_process
 from sengen.runtime.kernel.publisher import Interests
@@ -32,10 +36,12 @@ from sengen.runtime.kernel.subscriptions import (
     Owner,
     Subscription,
 )
-from sengen.runtime.objects import describe, values
+from sengen.runtime.objects import describe, evolution, values
 from sengen.runtime.objects.addresses import bus_address_problem
 from sengen.runtime.objects.codec import ClassCodec, Column, class_codec
 from sengen.runtime.objects.context import Context
+from sengen.runtime.objects.events import Events
+from sengen.runtime.objects.jsonform import json_form
 from sengen.runtime.objects.meta import (
     AliasMeta,
     ArgMeta,
@@ -59,6 +65,8 @@ from sengen.runtime.objects.objects import Prop, route_call
 from sengen.runtime.objects.proxies import refused
 from sengen.runtime.objects.registry import registry
 from sengen.runtime.objects.suggest import did_you_mean, dotted_suggestion, suggestion
+from sengen.runtime.sen.kernel.recorder import RecordingBase, RecordingState
+from sengen.runtime.sen.kernel.replay import ReplayBase, ReplayState
 from sengen.runtime.time.stepping import KernelClock, StepPlan
 
 __all__ = [
@@ -79,6 +87,7 @@ __all__ = [
     "Discovery",
     "EnumMeta",
     "EventMeta",
+    "Events",
     "Interest",
     "Interests",
     "KernelClock",
@@ -96,6 +105,10 @@ __all__ = [
     "QuantityMeta",
     "Query",
     "QueryError",
+    "RecordingBase",
+    "RecordingState",
+    "ReplayBase",
+    "ReplayState",
     "SequenceMeta",
     "Source",
     "StepPlan",
@@ -108,7 +121,9 @@ __all__ = [
     "describe",
     "did_you_mean",
     "dotted_suggestion",
+    "evolution",
     "fail",
+    "json_form",
     "load_config_text",
     "parse_query",
     "refused",
@@ -118,4 +133,5 @@ __all__ = [
     "suggestion",
     "this_process",
     "values",
+    "writable_file_problem",
 ]

@@ -48,8 +48,12 @@ def import_packages(imports: Sequence[str], folder: Path | None = None) -> list[
     for name in imports:
         try:
             importlib.import_module(name)
-        except Exception as error:  # any failure of user code at import is a preload error
+        # Any failure of user code at import is a preload error; so is a module that exits,
+        # which would otherwise end the run at once with its own code (0: a silent success).
+        except (Exception, SystemExit) as error:
             problem = f"could not import package '{name}': {type(error).__name__}: {error}"
+            if isinstance(error, SystemExit):
+                problem = f"could not import package '{name}': it called sys.exit({error.code!r})"
             if isinstance(error, ModuleNotFoundError):
                 problem += missing_hint(name, error.name, folder)
             failures.append(ImportFailure(problem, user_traceback(error)))

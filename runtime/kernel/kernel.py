@@ -12,6 +12,7 @@ everything else has stopped.
 from __future__ import annotations
 
 import functools
+import gc
 import importlib
 import logging
 import sys
@@ -40,6 +41,8 @@ from sengen.runtime.kernel.imports import (
     resolve_class,
     user_traceback,
 )
+from sengen.runtime.kernel.processes import ProcessInfo
+from sengen.runtime.kernel.readiness import wait_for
 from sengen.runtime.kernel.runner import EXIT_COMPONENT_FAILED, Runner
 from sengen.runtime.objects.duration import Duration
 from sengen.runtime.objects.objects import ConfigError, NativeObject, object_id
@@ -169,6 +172,7 @@ class Kernel:
         found.append(("kernel", kernel_part, 1, {"name": "kernel", "group": 1}, None))
         for index, (name, component, group, settings, queue) in enumerate(found):
             runner = Runner(self, index, name, group, component, settings, queue)
+            runner.context.call_timeout = config.kernel.call_timeout.ns or None
             runner.state = "preloaded"
             self.runners.append(runner)
             self.space.interests.publishers.append(runner.publisher)
@@ -232,6 +236,15 @@ class Kernel:
                 problems.append(f"{at}.class: {error}")
             except ConfigError as error:
                 problems.extend(f"{at}: {problem}" for problem in error.problems)
+            except Exception as error:  # the user's constructor raised: bad input, not a crash
+                problem = (
+                    f"{at}: could not create object '{item.name}' of class '{item.class_name}'"
+                    f" in component '{entry.name}': {type(error).__name__}: {error}"
+                )
+                problems.append(problem)
+                tracebacks[problem] = "".join(
+                    traceback.format_exception(type(error), error, error.__traceback__)
+                )
         return BuildComponent(entry.period_ns, objects)
 
     # -- running ---------------------------------------------------------------------------------
@@ -258,6 +271,10 @@ class Kernel:
             until = START_AND_STOP
         try:
             if self.start():
+                # What exists once started (modules, types, the built objects) lives as long
+                # as the process: full collections, which stop every thread, skip it
+                # (docs/guide/web.md, "Latency": 100-200 ms pauses otherwise).
+                gc.freeze()
                 if self.clock is not None and until is not None:
                     self._drive(until.ns, progress)
                 else:
@@ -265,6 +282,7 @@ class Kernel:
             self.request_stop(EXIT_OK)
         finally:
             self.shutdown()
+            gc.unfreeze()
         return self.exit_code
 
     @property
@@ -325,6 +343,20 @@ class Kernel:
             _log.warning("still waiting for %s to start: stepping anyway", ", ".join(waiting))
         return False
 
+    def wait_for(
+        self,
+        process: str | None = None,
+        component: str | None = None,
+        object: str | None = None,  # the word users know, as in the shell
+        timeout: float = 10.0,
+    ) -> ProcessInfo:
+        """Until the transport sees a process (app name or ``app/pid``) with ``component``
+        and owning ``object`` (``session.bus.name``), each criterion optional; that process.
+        Raises :class:`~sengen.runtime.NotSeen` after ``timeout`` s or when the kernel stops,
+        naming what it waited for and what it saw. Not from a component's cycle: it blocks."""
+        space = self.space
+        return wait_for(lambda: space.processes, self._stop, process, component, object, timeout)
+
     def _drive(self, until: int, progress: Callable[[int], None] | None) -> None:
         clock = self.clock
         assert clock is not None
@@ -369,8 +401,11 @@ class Kernel:
         try:
             hook(runner.api)
         except Exception as error:
+            # Bad input (a SengenError: an archive that cannot be created, ...) is one line; a
+            # bug shows its traceback.
             text = "".join(traceback.format_exception(error)).rstrip()
-            _log.error("error while %s component %s: %s\n%s", doing, runner.name, error, text)
+            text = "" if isinstance(error, SengenError) else f"\n{text}"
+            _log.error("error while %s component %s: %s%s", doing, runner.name, error, text)
             runner.state = "error"
             self.request_stop(EXIT_BAD_CONFIG)
             return False
@@ -493,6 +528,8 @@ def _import_component(spec: str) -> type[Component]:
         module = importlib.import_module(module_name)
     except Exception as error:  # a broken module is a configuration problem, not a crash
         raise ImportError(str(error) or type(error).__name__) from error
+    except SystemExit as error:  # exiting at import would end the run with the module's code
+        raise ImportError(f"it called sys.exit({error.code!r}) at import") from error
     cls = getattr(module, class_name, None)
     if not isinstance(cls, type) or not issubclass(cls, Component):
         raise ImportError(f"'{class_name}' is not a component class in module '{module_name}'")

@@ -96,3 +96,7 @@ class ProcessDirectory(Protocol):
     def ask_owner(self, obj: Object) -> Answer | None:
         """The process and component owning remote ``obj`` (one entry, or none when it did
         not answer); None when ``obj`` is not an object of another process."""
+
+    def ask_named(self, bus: str, name: str) -> Answer:
+        """The processes owning an object named ``name`` on ``bus`` (each entry naming the
+        owning component), whether or not this process subscribes to it."""

@@ -23,6 +23,7 @@ from sengen.runtime.kernel.subscriptions import (
     LogRecord,
     Subscription,
 )
+from sengen.runtime.objects.meta import ClassMeta
 from sengen.runtime.objects.objects import NativeObject
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ class Publisher:
         self._logs: dict[NativeObject, list[Subscription]] = {}  # change logs without a sink
         self._logged: dict[Subscription, list[LogRecord]] = {}  # records not yet posted
         self._sinks: dict[ChangeSink, None] = {}  # the sinks holding some of its objects
+        self._classes: dict[ClassMeta, None] = {}  # of what it published, for _track
 
     # -- the owner's objects ---------------------------------------------------------------------
 
@@ -54,7 +56,6 @@ class Publisher:
         self._sequence += 1
         self._order[obj] = self._sequence
         self._fresh.append(obj)
-        self.context.track_changes = True
 
     def removed(self, obj: NativeObject) -> None:
         if obj in self._fresh:  # never published: nobody was told
@@ -130,6 +131,20 @@ class Publisher:
             for subscription, records in logged.items():
                 assert subscription.log is not None
                 subscription.discovery.context.post(subscription.log, records)
+        # What the commit or work wrote into sinks leaves now, in one piece (the transport
+        # applies a remote commit whole).
+        for sink in self._sinks:
+            sink.flush()
+        self._track()
+
+    def _track(self) -> None:
+        """Change tracking costs every commit a record per changed object: on only while a
+        change log, a sink or an interest's condition reads the changes (never for local
+        proxies, which their owners' commits touch directly)."""
+        self.context.track_changes = bool(self._logs or self._sinks) or any(
+            i.conditional and any(i.query.evaluator(c).dynamic_properties for c in self._classes)
+            for i in self._matches
+        )
 
     # -- the owner's commit ----------------------------------------------------------------------
 
@@ -157,6 +172,7 @@ class Publisher:
         if self._fresh:
             fresh, self._fresh = self._fresh, []
             self.published.extend(fresh)
+            self._classes.update(dict.fromkeys(o.META for o in fresh))
             for interest in self.space.interests_on({o.bus for o in fresh}):
                 self._evaluate(interest, [o for o in fresh if o.bus == interest.bus])
                 self._sync(interest)
@@ -164,8 +180,6 @@ class Publisher:
             gone, self._gone = self._gone, []
             self._withdraw(gone)
         self._post_logs()
-        for sink in self._sinks:
-            sink.flush()
 
     def _changed(self, changed: list[tuple[NativeObject, Sequence[Any]]]) -> None:
         logs = self._logs
@@ -241,6 +255,7 @@ class Publisher:
         interest = subscription.interest
         if interest in self._matches and not self.space.subscriptions_of(interest):
             del self._matches[interest]
+        self._track()
 
     @property
     def engaged(self) -> bool:
@@ -256,6 +271,9 @@ class Interests:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        # Taken by each drain around its arrivals and proxy refresh, and by the transport while
+        # it applies one remote commit: a drain sees all of a commit or none of it.
+        self.arrivals = threading.RLock()
         self._by_bus: dict[str, dict[str, Interest]] = {}
         self.publishers: list[Publisher] = []
         # The transport: told of every subscription opened (True) and closed (False), outside

@@ -180,8 +180,9 @@ class Runner:
         """Returns the thread CPU spent executing the work queue."""
         context = self.context
         self.cycle_time = context.time = cycle_time
-        self.discovery.apply_arrivals()
-        context.refresh()
+        with self.discovery.space.arrivals:  # a remote commit lands whole, between drains
+            self.discovery.apply_arrivals()
+            context.refresh()
         before = time.thread_time_ns()
         context.run_queue()
         return time.thread_time_ns() - before
@@ -223,7 +224,10 @@ class Runner:
             tracers=self.kernel.tracers,
         )
         self.loop = loop
-        self.start_time = time.time_ns()
+        # The schedule is anchored when the thread started, before run() (runtime.md §5.5):
+        # time a component spends before calling exec_loop makes its first cycles late.
+        if not self.start_time:
+            self.start_time = time.time_ns()
         loop.run(self.drain, self.update, self.commit, anchor=self.start_time)
 
     def _stepped(self, clock: KernelClock, period: int) -> None:

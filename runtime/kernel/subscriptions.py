@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from sengen.runtime.kernel.query import Evaluator, Query, QueryError, parse_query
@@ -244,6 +245,11 @@ class Delivery(NamedTuple):
 class InterestSpace(Protocol):
     """Where a component's subscriptions are opened and closed: the bus space's
     :class:`~sengen.runtime.kernel.publisher.Interests`, which also tells the owners."""
+
+    @property
+    def arrivals(self) -> AbstractContextManager[Any]:
+        """Taken by drains: remote commits land whole between them."""
+        ...
 
     def subscribe(
         self,

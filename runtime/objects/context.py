@@ -11,8 +11,9 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sengen.runtime.errors import CallTimeout
@@ -25,6 +26,12 @@ _current = threading.local()
 
 def _nothing() -> None:
     pass
+
+
+def timed_out(label: str) -> CallTimeout:
+    """The error of a call ``<object>.<method>`` whose timeout expired, naming both."""
+    address, _, member = label.rpartition(".")
+    return CallTimeout(f"call to '{member}' of object '{address}' timed out")
 
 
 # The kinds of work, executed in this order in every drain (runtime.md §5.1, step 6).
@@ -42,7 +49,15 @@ Lane = deque[tuple[Callable[..., Any], tuple[Any, ...]]]
 class Delivery(Protocol):
     """An event subscription (:class:`~sengen.runtime.objects.events.Connection`)."""
 
+    @property
+    def context(self) -> Context | None: ...
+
+    @property
+    def closed(self) -> bool: ...
+
     def deliver(self, args: tuple[Any, ...], created: int | None, /) -> None: ...
+
+    def run(self, args: tuple[Any, ...], created: int | None, /) -> None: ...
 
 
 class Committable(Protocol):
@@ -101,8 +116,24 @@ class Context:
         self.dirty: list[Committable] = []
         self.emissions: list[tuple[Committable, EventMeta, tuple[Any, ...]]] = []
         self._sends: list[Callable[[], None]] = []
+        # Proxies refreshed at every drain: remote ones, fed by transport threads.
         self._proxies: list[Refreshable] = []
+        # Proxies refreshed only once touched (:meth:`touch`): local ones, touched by their
+        # owners' commits, so that an idle proxy costs its drain nothing. Any thread appends to
+        # ``stale``; ``queued`` keeps a proxy in it once. The drain refreshes them by rank
+        # (creation order), whatever the order the owners committed in.
+        self._ranks: dict[Refreshable, int] = {}
+        self._next_rank = 0
+        self.stale: deque[Refreshable] = deque()
+        self.queued: set[Refreshable] = set()
+        # The owner's side: the proxies of each of this context's objects, in other contexts,
+        # touched when the object commits a change. Replaced per object under the lock (the
+        # owner's commit reads it without one).
+        self.watchers: dict[Committable, tuple[tuple[Context, Refreshable], ...]] = {}
+        self._watch_lock = threading.Lock()
         self._deadlines: list[Pending] = []
+        # The timeout in ns of a call this context makes without ``timeout=`` (None: none).
+        self.call_timeout: int | None = None
         # The component's registered objects and, below, what its commits changed and emitted:
         # read by the kernel (a component's objects are all native objects).
         self.objects: list[Committable] = []
@@ -162,7 +193,10 @@ class Context:
     def lane(self, kind: int) -> Lane:
         """The lane of ``kind`` that work sent from the calling thread's component goes to."""
         sender = getattr(_current, "context", None)
-        key = OUTSIDE if sender is None else sender.order
+        return self.lane_of(kind, OUTSIDE if sender is None else sender.order)
+
+    def lane_of(self, kind: int, key: int) -> Lane:
+        """The lane of ``kind`` for work sent by the component of runner order ``key``."""
         found = self.queues[kind].get(key)
         if found is None:
             found = self._add_lane(kind, key)
@@ -257,25 +291,23 @@ class Context:
         """How many items wait for the next drain."""
         return sum(map(len, self._lanes))
 
-    def drain(self) -> None:
-        """Refresh proxies, then run the work queue (:meth:`refresh`, :meth:`run_queue`)."""
-        self.refresh()
-        self.run_queue()
-
-    def refresh(self) -> None:
-        """Proxies copy their owners' committed state; timed-out calls expire."""
-        for proxy in self._proxies:
-            proxy._refresh_()
-        if self._deadlines:
-            self._expire()
-
-    def run_queue(self) -> None:
-        """Run the queue as a snapshot, kind by kind: work that arrives meanwhile waits for the
-        next drain."""
-        plan = [(lane, len(lane)) for lane in self._lanes if lane]
+    def drain(self, *, refresh: bool = True) -> None:
+        """Refresh proxies (:meth:`refresh`, unless ``refresh`` is false), then run the work
+        queue as a snapshot, kind by kind: work that arrives meanwhile waits for the next
+        drain. One frame: this is the hot path of every cycle."""
+        if refresh and (self._proxies or self.stale or self._deadlines):
+            self.refresh()  # most drains have nothing to refresh
+        # The snapshot: each lane's length now. Most contexts have one lane (one sender, one
+        # kind of work), whose length is the whole snapshot: no list to build.
+        lanes = self._lanes
+        plan: Iterable[tuple[Lane, int]]
+        if len(lanes) == 1:
+            plan = ((lanes[0], len(lanes[0])),)
+        else:
+            plan = zip(lanes, list(map(len, lanes)))  # noqa: B905 (of one length)
         bounded = self._droppable
         for queue, count in plan:
-            for _ in range(count):
+            for _ in repeat(None, count):
                 if not queue:  # an eviction shrank it meanwhile
                     break
                 entry = queue.popleft()
@@ -283,13 +315,34 @@ class Context:
                     bounded.pop(id(entry), None)
                 entry[0](*entry[1])
 
+    def refresh(self) -> None:
+        """Proxies copy their owners' committed state; timed-out calls expire."""
+        for proxy in self._proxies:
+            proxy._refresh_()
+        stale = self.stale
+        if stale:
+            batch = [stale.popleft() for _ in range(len(stale))]
+            # Unqueued before being read: a commit from now on touches them again.
+            self.queued.difference_update(batch)
+            ranks = self._ranks
+            batch = [proxy for proxy in batch if proxy in ranks]  # not dropped meanwhile
+            batch.sort(key=ranks.__getitem__)
+            for proxy in batch:
+                proxy._refresh_()
+        if self._deadlines:
+            self._expire()
+
+    def run_queue(self) -> None:
+        """Run the work queue (:meth:`drain` without the refresh)."""
+        self.drain(refresh=False)
+
     def _expire(self) -> None:
         keep: list[Pending] = []
         for call in self._deadlines:
             if call.done():
                 continue
             if call.deadline is not None and call.deadline <= self.time:
-                call.complete(None, CallTimeout(f"call {call.label} timed out"))
+                call.complete(None, timed_out(call.label))
             else:
                 keep.append(call)
         self._deadlines = keep
@@ -300,27 +353,35 @@ class Context:
         """Buffer an outgoing call or result; sent at this context's commit, in order."""
         self._sends.append(send)
 
-    def commit(self, time: int | None = None) -> None:
-        """Commit every object changed in this cycle (:meth:`flip`), then send the buffered
-        calls and results in order (:meth:`send`)."""
+    def flip(self) -> None:
+        """:meth:`commit` without sending: the kernel sends after its own commit work."""
+        self.commit(sends=False)
+
+    def commit(self, time: int | None = None, *, sends: bool = True) -> None:
+        """Commit every object changed in this cycle, atomically per object, and deliver their
+        events; then (``sends``) send the buffered calls and results in order (:meth:`send`).
+        With ``track_changes`` set, the objects whose properties changed are listed in
+        ``changed`` with their changed properties, for the kernel's interests. One frame: this
+        is the hot path of every cycle."""
         if time is not None:
             self.time = time
-        self.flip()
-        self.send()
-
-    def flip(self) -> None:
-        """Commit every object changed in this cycle, atomically per object, and deliver their
-        events. With ``track_changes`` set, the objects whose properties changed are listed in
-        ``changed`` with their changed properties, for the kernel's interests."""
         if self.dirty:
             dirty, self.dirty = self.dirty, []
             time = self.time
-            if self.track_changes:
-                changed = self.changed
+            watchers = self.watchers
+            if self.track_changes or watchers:
+                changed = self.changed if self.track_changes else None
                 for obj in dirty:
                     props = obj._commit_(time)
                     if props:
-                        changed.append((obj, props))
+                        if changed is not None:
+                            changed.append((obj, props))
+                        seen = watchers.get(obj)
+                        if seen:
+                            for context, proxy in seen:  # context.touch(proxy), inlined
+                                if proxy not in context.queued:
+                                    context.queued.add(proxy)
+                                    context.stale.append(proxy)
             else:
                 for obj in dirty:
                     obj._commit_(time)
@@ -331,9 +392,24 @@ class Context:
             if self.track_changes:
                 self.emitted.extend(emissions)
             time = self.time
+            # The lane key of this thread's component, found once for every delivery.
+            sender = getattr(_current, "context", None)
+            key = OUTSIDE if sender is None else sender.order
             for obj, meta, args in emissions:
                 for connection in obj._event_subs_.get(meta.stl_name, ()):
-                    connection.deliver(args, time)
+                    # Connection.deliver, inlined for a running unbounded subscriber.
+                    target = connection.context
+                    if connection.closed:
+                        continue
+                    if target is None or target.limit or not target.running:
+                        connection.deliver(args, time)
+                        continue
+                    lane = target.queues[EVENTS].get(key)
+                    if lane is None:
+                        lane = target.lane_of(EVENTS, key)
+                    lane.append((connection.run, (args, time)))
+        if sends and self._sends:
+            self.send()
 
     def send(self) -> None:
         """Send the calls and results buffered in this cycle, in order."""
@@ -347,12 +423,38 @@ class Context:
 
     # -- proxies and objects --------------------------------------------------------------------
 
-    def add_proxy(self, proxy: Refreshable) -> None:
-        self._proxies.append(proxy)
+    def add_proxy(self, proxy: Refreshable, touched: bool = False) -> None:
+        """Refresh ``proxy`` at every drain, or (``touched``) at the drains after a
+        :meth:`touch`."""
+        if touched:
+            self._ranks[proxy] = self._next_rank
+            self._next_rank += 1
+        else:
+            self._proxies.append(proxy)
 
     def drop_proxy(self, proxy: Refreshable) -> None:
-        if proxy in self._proxies:
+        if self._ranks.pop(proxy, None) is None and proxy in self._proxies:
             self._proxies.remove(proxy)
+
+    def touch(self, proxy: Refreshable) -> None:
+        """Refresh ``proxy`` at the next drain; any thread."""
+        if proxy not in self.queued:
+            self.queued.add(proxy)
+            self.stale.append(proxy)
+
+    def watch(self, obj: Committable, context: Context, proxy: Refreshable) -> None:
+        """Touch ``proxy`` (of ``context``) whenever this context commits a change of ``obj``;
+        any thread. Before the proxy first reads ``obj``: no commit falls in between."""
+        with self._watch_lock:
+            self.watchers[obj] = (*self.watchers.get(obj, ()), (context, proxy))
+
+    def unwatch(self, obj: Committable, proxy: Refreshable) -> None:
+        with self._watch_lock:
+            kept = tuple(w for w in self.watchers.get(obj, ()) if w[1] is not proxy)
+            if kept:
+                self.watchers[obj] = kept
+            else:
+                self.watchers.pop(obj, None)
 
     def stop(self) -> None:
         """Stop accepting work: later posts are dropped (runtime.md §3.12)."""

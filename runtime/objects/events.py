@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import AsyncGenerator, Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, ParamSpec, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, ParamSpec, Protocol, cast
 
 from sengen.runtime.objects import values
 from sengen.runtime.objects.checks import checks
@@ -149,24 +149,42 @@ class EventHandle(Generic[P]):
 
     def _emit(self, args: tuple[Any, ...]) -> None:
         """Validate (when checks are on) and queue one emission until the owner's commit."""
+        Emitter.emit(cast("Emitter[...]", self), *args)
+
+    def _invalid(self, error: values.Invalid, single: bool) -> ValueError:
+        """The error of an emission whose argument failed its check."""
+        if single:
+            error = error.inside("0")
+        arg = self.meta.args[int(error.path[0])]
+        inner = values.Invalid(error.message, error.path[1:])
+        where = f"{self.meta.stl_name}.{arg.stl_name}"
+        owner = self._obj.META.qualified_name
+        return ValueError(values.describe(inner, where, "event argument", owner))
+
+
+class Emitter(EventHandle[P]):
+    """The owner's handle of an event: ``emit`` it, in STL argument order."""
+
+    __slots__ = ()
+
+    def emit(self, *args: P.args, **kwargs: P.kwargs) -> None:
+        """Emit the event: delivered to subscribers once the owner commits."""
+        if kwargs:
+            # By Python argument name, as a generated signature would take them.
+            named = dict(zip((a.py_name for a in self.meta.args), args, strict=False))
+            named.update(kwargs)
+            args = tuple(named[a.py_name] for a in self.meta.args)  # type: ignore[assignment]
+        # The hot path of every event, in one frame: the check (most events have one argument,
+        # checked directly), then NativeObject._emit, inlined.
         if checks.enabled:
+            single = self._single
             try:
-                if self._single is not None:
-                    try:
-                        self._single(args[0])
-                    except values.Invalid as error:
-                        raise error.inside("0") from None
+                if single is not None:
+                    single(args[0])
                 else:
                     self._check(args)
             except values.Invalid as error:
-                index = int(error.path[0])
-                arg = self.meta.args[index]
-                inner = values.Invalid(error.message, error.path[1:])
-                where = f"{self.meta.stl_name}.{arg.stl_name}"
-                owner = self._obj.META.qualified_name
-                raise ValueError(values.describe(inner, where, "event argument", owner)) from None
-        # NativeObject._emit, inlined: only the owner's handles have emit(), and this is the
-        # hot path of every event.
+                raise self._invalid(error, single is not None) from None
         obj: Any = self._obj
         context = obj._ctx_
         if context is None:  # before registration: queued on the object until it is bound
@@ -180,11 +198,19 @@ class EventHandle(Generic[P]):
 
 class Events:
     """The ``events`` namespace of an object: one handle per event, inherited ones included.
-    Generated subclasses annotate the handles and name the emitter classes in ``HANDLES``."""
+    Generated subclasses declare the events; ``HANDLES`` may name a handle class per event."""
 
     HANDLES: ClassVar[dict[str, type[EventHandle[...]]]] = {}
+    _HANDLE: ClassVar[type[EventHandle[...]]] = EventHandle
 
     def __init__(self, obj: Owner, events: tuple[EventMeta, ...]) -> None:
         handles = type(self).HANDLES
+        default = self._HANDLE
         for meta in events:
-            setattr(self, meta.py_name, handles.get(meta.py_name, EventHandle)(obj, meta))
+            setattr(self, meta.py_name, handles.get(meta.py_name, default)(obj, meta))
+
+
+class BaseEvents(Events):
+    """The ``events`` namespace of a native object: its handles can ``emit``."""
+
+    _HANDLE = Emitter

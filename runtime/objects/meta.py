@@ -282,13 +282,31 @@ class ClassMeta:
     type_hash: int
     scope: str
     _index: dict[str, Any] = field(init=False, repr=False, compare=False)
+    _all: tuple[tuple[PropertyMeta, ...], tuple[MethodMeta, ...], tuple[EventMeta, ...]] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
-        index: dict[str, Any] = {}
-        members: tuple[PropertyMeta | MethodMeta, ...] = (*self.all_properties, *self.all_methods)
-        for member in members:
+        # The inherited members extend the parent's, already gathered: a deep chain of classes
+        # costs one copy per class, never a walk up the chain (nor recursion).
+        parent = self.parent
+        if parent is None:
+            index: dict[str, Any] = {}
+            gathered = (self.properties, self.methods, self.events)
+        else:
+            # Another ClassMeta's own fields (ruff cannot tell), copied in C, not rebuilt.
+            index = dict(parent._index)  # noqa: SLF001
+            properties, methods, events = (
+                parent.all_properties,
+                parent.all_methods,
+                parent.all_events,
+            )
+            gathered = (properties + self.properties, methods + self.methods, events + self.events)
+        own: tuple[PropertyMeta | MethodMeta, ...] = (*self.properties, *self.methods)
+        for member in own:
             index[member.stl_name] = member
         object.__setattr__(self, "_index", index)
+        object.__setattr__(self, "_all", gathered)
 
     @property
     def stl_name(self) -> str:
@@ -310,18 +328,15 @@ class ClassMeta:
 
     @property
     def all_properties(self) -> tuple[PropertyMeta, ...]:
-        inherited = self.parent.all_properties if self.parent is not None else ()
-        return inherited + self.properties
+        return self._all[0]
 
     @property
     def all_methods(self) -> tuple[MethodMeta, ...]:
-        inherited = self.parent.all_methods if self.parent is not None else ()
-        return inherited + self.methods
+        return self._all[1]
 
     @property
     def all_events(self) -> tuple[EventMeta, ...]:
-        inherited = self.parent.all_events if self.parent is not None else ()
-        return inherited + self.events
+        return self._all[2]
 
     def property(self, stl_name: str) -> PropertyMeta | None:
         member = self._index.get(stl_name)

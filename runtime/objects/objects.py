@@ -18,7 +18,7 @@ from time import sleep as _sleep
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from sengen.runtime.errors import CallDropped, ConstViolation, ObjectGone, SengenError
-from sengen.runtime.objects import values
+from sengen.runtime.objects import declare, values
 from sengen.runtime.objects.addresses import object_name_problem
 from sengen.runtime.objects.calls import Call, Promise, completed, failure, log_raised
 from sengen.runtime.objects.checks import checks
@@ -95,7 +95,97 @@ def check_object_name(name: object) -> str:
     return name
 
 
-class Object(metaclass=ABCMeta):
+class ObjectType(ABCMeta):
+    """The metaclass of objects: it turns a generated class's declarations into what they imply
+    (:mod:`declare`) before the class is made, since slots cannot be added afterwards.
+
+    A generated interface says ``module=`` and holds the declarations: its ``ClassMeta`` is built
+    from them. A class that lists such an interface next to a runtime base (``NativeObject``, a
+    proxy) is its generated base or proxy: it gets the interface's slots and derived members.
+    Anything else (an implementation, a class made from a description) is left as written."""
+
+    def __new__(
+        mcls,
+        name: str,
+        bases: tuple[type, ...],
+        namespace: dict[str, Any],
+        /,
+        *,
+        module: declare.Module | None = None,
+        line: int = 0,
+        hash: int = 0,
+        abstract: bool = False,
+        stl: str | None = None,
+        events: type[Events] | None = None,
+        **kwargs: Any,
+    ) -> ObjectType:
+        compiled = None
+        interface = None
+        if module is not None:
+            parent: ClassMeta | None = getattr(bases[0], "META", None)
+            event_metas = declare.events_of(events) if events is not None else ()
+            meta = declare.class_meta(
+                name,
+                namespace,
+                parent,
+                event_metas,
+                module=module,
+                line=line,
+                hash=hash,
+                abstract=abstract,
+                stl=stl,
+            )
+            derived = declare.interface_members(meta)
+            namespace = {**derived, **namespace, "META": meta}
+            namespace.setdefault("__slots__", ())
+            if events is not None:
+                namespace["_EVENTS"] = events
+            if event_metas:
+                # Shadowed by the slot of every instance; here for help() of the interface.
+                namespace["events"] = property(doc=declare.events_doc(event_metas))
+        else:
+            interface = next((b for b in bases if "META" in vars(b) and _role(b) is None), None)
+            role = _role(bases[0]) if bases else None
+            if interface is not None and "META" not in namespace and role is not None:
+                meta = vars(interface)["META"]
+                if role == "base":
+                    derived = declare.base_members(meta)
+                    compiled = derived["__init__"]
+                    namespace = {**derived, **namespace}
+                namespace.setdefault("__slots__", declare.slots_of(meta))
+                namespace["_STL_VIEW"] = True
+                if events is not None:
+                    namespace["_EVENTS"] = events
+            else:
+                interface = None
+        cls = super().__new__(mcls, name, bases, namespace, **kwargs)
+        if compiled is not None:
+            declare.bind_class(compiled, cls)
+        if interface is not None:
+            _add_view(interface, cls)
+        return cls
+
+
+def _role(cls: type) -> str | None:
+    role: str | None = getattr(cls, "_ROLE_", None)
+    return role
+
+
+# The generated views of each interface, until all three exist and the class is registered.
+_views: dict[type, dict[str, type]] = {}
+
+
+def _add_view(interface: type, view: type) -> None:
+    views = _views.setdefault(interface, {})
+    views[str(_role(view))] = view
+    if len(views) == 3:
+        del _views[interface]
+        declare.registrations.add_class(
+            interface.__module__, interface, views["base"], views["local"], views["remote"]
+        )
+
+
+class Object(metaclass=ObjectType):
     """The root of every generated interface: what all views of an object share.
 
     An object's public names belong to its STL members (codegen.md §2.3), so the runtime's own
@@ -111,6 +201,7 @@ class Object(metaclass=ABCMeta):
     _DYNAMIC: ClassVar[tuple[Prop, ...]] = ()
     _STATE_: ClassVar[Callable[[Any], tuple[Any, ...]]]
     _EVENTS: ClassVar[type[Events]] = Events
+    _ROLE_: ClassVar[str | None] = None  # "base", "local", "remote": see ObjectType
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -220,9 +311,11 @@ class Object(metaclass=ABCMeta):
         if on_result is not None:
             call.add_done_callback(on_result)
         caller = Context.current()
-        if timeout is not None and caller is not None:
-            call.deadline = caller.time + timeout.ns
-            caller.watch_deadline(call)
+        if caller is not None:
+            after = caller.call_timeout if timeout is None else timeout.ns
+            if after is not None:
+                call.deadline = caller.time + after
+                caller.watch_deadline(call)
         self._send_call_(member, args, call, caller)
         return call
 
@@ -300,6 +393,8 @@ def implementations() -> dict[str, list[type[NativeObject]]]:
 
 class NativeObject(Object):
     """The owner's own instance: double-buffered properties, events, method execution."""
+
+    _ROLE_ = "base"
 
     __slots__ = (
         "__weakref__",

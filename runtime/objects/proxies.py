@@ -79,6 +79,8 @@ def _apply(
 class LocalProxy(Object):
     """A view, in another component of the same process, of a native object."""
 
+    _ROLE_ = "local"
+
     __slots__ = (
         "__weakref__",
         "_changes",
@@ -101,6 +103,11 @@ class LocalProxy(Object):
         setter(self, "_owner", owner)
         setter(self, "_ctx_", context)
         setter(self, "_changes", _Subscribers())
+        # Watched before the first read: a commit after it touches this proxy, so an idle
+        # owner costs this proxy's drains nothing.
+        owner_context = owner._ctx_
+        if owner_context is not None:
+            owner_context.watch(owner, context, self)
         seq, time, state = owner._snapshot_()
         setter(self, "_seq", seq)
         setter(self, "_last_commit", time)
@@ -110,7 +117,7 @@ class LocalProxy(Object):
         for prop, value in zip(self._DYNAMIC, state, strict=True):
             prop.set(self, value)
         setter(self, "events", self._EVENTS(self, self.META.all_events))
-        context.add_proxy(self)
+        context.add_proxy(self, touched=True)
 
     @property
     def name(self) -> str:
@@ -169,6 +176,9 @@ class LocalProxy(Object):
     def _close_(self) -> None:
         """Stop refreshing (the subscriber dropped its last subscription, or stopped)."""
         self._ctx_.drop_proxy(self)
+        owner_context = self._owner._ctx_
+        if owner_context is not None:
+            owner_context.unwatch(self._owner, self)
 
     def _on_changed_(self, key: str, callback: Callable[[Any], None]) -> Connection:
         return self._changes.add(key, Connection(self._ctx_, callback, self._changes.remove))
@@ -217,6 +227,8 @@ class RemoteEndpoint(Protocol):
 class RemoteProxy(Object):
     """A view of an object owned by another process. Updates, results and events arrive on
     transport threads and are only queued; the subscriber's drain applies them."""
+
+    _ROLE_ = "remote"
 
     __slots__ = (
         "__weakref__",
@@ -341,6 +353,12 @@ class RemoteProxy(Object):
             stl_name, args, created = events.popleft()
             for subscription in tuple(self._subscribed.get(stl_name, ())):
                 subscription.run(args, created)
+
+    def _take_(self, values: Mapping[str, Any]) -> None:
+        """A commit's latest values by STL name, applied together: for a subclass that decodes
+        its changes itself (type evolution's adapted proxy); ``_refresh_`` inlines this."""
+        props = tuple(p for n, p in _dynamic_by_name(type(self)).items() if n in values)
+        _apply(self, props, tuple(values[p.meta.stl_name] for p in props), self._changes)
 
     def _close_(self) -> None:
         """Stop refreshing (the subscriber dropped its last subscription, or stopped)."""

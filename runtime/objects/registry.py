@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, TypeVar
 
 from sengen.runtime.errors import RegistryError
-from sengen.runtime.objects import objects
+from sengen.runtime.objects import declare, objects
 from sengen.runtime.objects.meta import ClassMeta, TypeMeta
 
 if TYPE_CHECKING:
@@ -20,11 +20,6 @@ if TYPE_CHECKING:
     from sengen.runtime.objects.proxies import LocalProxy, RemoteProxy
 
 OWN_SCOPE = "sengen.runtime"
-
-
-def scope_of(module: str, depth: int) -> str:
-    """The root package of a generated module ``module`` that lies ``depth`` names below it."""
-    return module.rsplit(".", depth)[0]
 
 
 # Plain classes rather than dataclasses: every generated module imports this one, and a
@@ -171,3 +166,5 @@ class Registry:
 
 
 registry = Registry()
+declare.registrations.add_type = registry.register_type
+declare.registrations.add_class = registry.register_class

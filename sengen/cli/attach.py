@@ -4,8 +4,10 @@ default rendezvous when no configuration is given.
 
 A shell that joins connects to the rendezvous rather than listening on it: were it to listen, a
 shell started before the system (or on a wrong port) would become the rendezvous of an empty
-system and show nothing. So the endpoint is probed first, and one that does not answer is one
-line and exit status 1 after :data:`PROBE_TIMEOUT`.
+system and show nothing. It connects to all the rendezvous's ports
+(``link.rendezvous_endpoints``), as a process of the system does, so that a hung holder of the
+first does not keep it out. So the endpoints are probed first, and when none answers that is
+one line and exit status 1 after :data:`PROBE_TIMEOUT_MS`.
 """
 
 from __future__ import annotations
@@ -50,31 +52,32 @@ def joining(args: argparse.Namespace) -> tuple[dict[str, object] | None, Join | 
     (None: it starts a system of its own, ``sengen shell CONFIG``). Probes the endpoint of
     ``--connect`` and ``--attach``: :class:`NoAnswer`."""
     from sengen.runtime.components.shell.join import Join
-    from sengen.runtime.components.transport.link import DEFAULT_RENDEZVOUS
+    from sengen.runtime.components.transport.link import DEFAULT_RENDEZVOUS, rendezvous_endpoints
 
     if args.connect is not None and args.attach is not None:
         raise UsageError("give --connect or --attach, not both")
     if (args.connect is not None or args.attach is not None) and args.configs:
         raise UsageError("--connect and --attach join a running system: give no CONFIG")
     if args.connect is not None:
-        entry, endpoints = connect_entry([args.connect]), [args.connect]
+        entry, joined = connect_entry(rendezvous_endpoints(args.connect)), args.connect
     elif args.attach is not None:
-        entry, endpoints = attach_entry(Path(args.attach))
+        entry, joined = attach_entry(Path(args.attach))
     elif args.configs:
         if args.session is not None:
             raise UsageError("--session needs --connect or --attach (or no CONFIG)")
         return None, None
     else:
         return None, Join(DEFAULT_RENDEZVOUS, args.session, default_hint())
-    probe(entry)
-    return entry, Join(", ".join(endpoints), args.session)
+    probe(entry, joined)
+    return entry, Join(joined, args.session)
 
 
-def attach_entry(path: Path) -> tuple[dict[str, object], list[str]]:
+def attach_entry(path: Path) -> tuple[dict[str, object], str]:
     """The transport entry of configuration ``path``, turned into one that connects to the
-    system's rendezvous, and the endpoints it connects to; ``ConfigurationError`` like any
-    configuration, :class:`NoAnswer`-free (the probe comes later)."""
-    from sengen.runtime.components.transport.link import DEFAULT_RENDEZVOUS
+    system's rendezvous (all its ports) or its endpoints, and what it joins as the user reads
+    it; ``ConfigurationError`` like any configuration, :class:`NoAnswer`-free (the probe comes
+    later)."""
+    from sengen.runtime.components.transport.link import DEFAULT_RENDEZVOUS, rendezvous_endpoints
     from sengen.runtime.kernel.config import load_config
 
     config = load_config(path)
@@ -84,34 +87,41 @@ def attach_entry(path: Path) -> tuple[dict[str, object], list[str]]:
     if found is None:
         raise UsageError(f"--attach {path}: it loads no transport: no system to attach to")
     endpoints = found.get("connect") or found.get("listen")
-    if not endpoints:
-        endpoints = [found.get("rendezvous", DEFAULT_RENDEZVOUS)]
-    names = [str(e) for e in endpoints] if isinstance(endpoints, list) else [str(endpoints)]
-    return connect_entry(names, {str(k): v for k, v in found.items()}), names
+    if endpoints:  # the system's own endpoints: no rendezvous
+        names = [str(e) for e in endpoints] if isinstance(endpoints, list) else [str(endpoints)]
+        joined = ", ".join(names)
+    else:
+        joined = str(found.get("rendezvous", DEFAULT_RENDEZVOUS))
+        names = rendezvous_endpoints(joined)
+    return connect_entry(names, {str(k): v for k, v in found.items()}), joined
 
 
-def probe(entry: dict[str, object]) -> None:
-    """Raise :class:`NoAnswer` when none of the entry's endpoints answers within the bound."""
+def probe(entry: dict[str, object], joined: str) -> None:
+    """Raise :class:`NoAnswer` (naming ``joined``, what the user gave) when none of the entry's
+    endpoints answers within the bound: Zenoh opens whichever answer (a hung or absent one costs
+    its timeout, not the others)."""
     import zenoh
 
     from sengen.runtime.components.transport.link import TransportConfig, open_session
 
     endpoints = entry.get("connect")
     assert isinstance(endpoints, list)
-    settings = TransportConfig(
-        connect=endpoints,
-        listen=[],
-        zenoh={"connect": {"timeout_ms": PROBE_TIMEOUT_MS, "exit_on_failure": True}},
+    once = {"connect": {"timeout_ms": PROBE_TIMEOUT_MS}}
+    # A secure system is probed with the entry's certificates: TLS without them never answers.
+    settings = TransportConfig.model_validate(
+        {"connect": endpoints, "listen": [], "zenoh": once, "security": entry.get("security")}
     )
     try:
         session = open_session(settings)
+        reached = any(True for _ in session.info.peers_zid())
+        session.close()  # type: ignore[no-untyped-call]  # untyped in zenoh's stubs
     except zenoh.ZError:
-        where = ", ".join(str(e) for e in endpoints)
+        reached = False
+    if not reached:
         raise NoAnswer(
-            f"nothing answers at {where} (waited {PROBE_TIMEOUT_MS // 1000} s):"
+            f"nothing answers at {joined} (waited {PROBE_TIMEOUT_MS // 1000} s):"
             " is the system running, and is this its rendezvous?"
-        ) from None
-    session.close()  # type: ignore[no-untyped-call]  # untyped in zenoh's stubs
+        )
 
 
 def default_hint() -> str:

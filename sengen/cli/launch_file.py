@@ -19,7 +19,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from sengen.runtime.errors import SengenError
-from sengen.runtime.kernel.config.envsubst import substitute_env
+from sengen.runtime.kernel.config.envsubst import EnvError, substitute_env
+from sengen.runtime.kernel.config.tree import UnreadableFile, read_text
+from sengen.runtime.kernel.config.yamlread import parse_yaml
 from sengen.runtime.objects.addresses import bus_address_problem
 from sengen.runtime.objects.duration import Duration, TimeValueError
 
@@ -179,17 +181,18 @@ def load_launch(path: Path) -> Launch:
     shown = _display(path)
     problems: list[str] = []
     try:
-        text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        raise LaunchFileError([f"{shown}: cannot read launch file '{shown}': {reason}"]) from None
-    text, missing = substitute_env(text)
+        text = read_text(path)  # a folder, a device or a huge file is refused unread
+        text, missing = substitute_env(text)
+    except UnreadableFile as error:
+        raise LaunchFileError([f"{shown}: cannot read launch file '{shown}': {error}"]) from None
+    except EnvError as error:
+        raise LaunchFileError([f"{shown}: {error}"]) from None
     if missing:
         raise LaunchFileError(
             [f"{shown}: environment variable {v} not found and no default value" for v in missing]
         )
     try:
-        data = yaml.safe_load(text)
+        data = parse_yaml(text)  # bounded: depth, aliases expanded; duplicate keys refused
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""

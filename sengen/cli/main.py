@@ -19,13 +19,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sengen.cli.config_file import configuration_note, not_a_configuration
+from sengen.cli.record import add_record_parser
+from sengen.cli.replay import add_replay_parser
+from sengen.cli.security import add_security_commands
+from sengen.cli.web import add_web_parser, web_kernel
 from sengen.diagnostics import Diagnostic, has_errors, render_json, render_text
 from sengen.errors import InputError, UsageError
-from sengen.stl.project import config_import_path
 from sengen.version import __version__
 
 if TYPE_CHECKING:
-    from sengen.runtime.kernel.config import LogConfig
+    from sengen.runtime.kernel.config import Config, LogConfig
     from sengen.runtime.kernel.kernel import Kernel, PreloadError
 
 EXIT_OK = 0
@@ -57,7 +60,9 @@ def _parser() -> argparse.ArgumentParser:
         "--check", action="store_true", help="write nothing; exit 1 if the output would change"
     )
     build.add_argument("--project", metavar="DIR", help="the project folder (default: .)")
-    build.add_argument("--no-format", action="store_true", help="skip black (not canonical)")
+    build.add_argument(
+        "--no-format", action="store_true", help="no effect (the output needs no formatter)"
+    )
     build.add_argument("--warnings-as-errors", action="store_true")
     _quiet_option(build)
     build.set_defaults(handler=_build)
@@ -120,17 +125,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     shell.add_argument("--session", metavar="NAME", help="open every bus of this session")
     shell.set_defaults(handler=_shell)
-    record = commands.add_parser("record", help="the recorder's tools")
-    record_commands = record.add_subparsers(dest="record_command", required=True)
-    show = record_commands.add_parser("show", help="print a recording as a table")
-    show.add_argument("file", metavar="FILE")
-    show.set_defaults(handler=_record_show)
-    compare = record_commands.add_parser("compare", help="compare two recordings")
-    compare.add_argument("a", metavar="A")
-    compare.add_argument("b", metavar="B")
-    compare.set_defaults(handler=_record_compare)
-    for sub in (show, compare):
-        sub.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    add_web_parser(commands).set_defaults(handler=_web)
+    add_record_parser(commands)
+    add_replay_parser(commands).set_defaults(handler=_replay)
+    add_security_commands(commands)
 
     for sub in commands.choices.values():
         sub.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
@@ -334,13 +332,14 @@ def _run(args: argparse.Namespace) -> int:
         sys.stderr.write("".join(f"{line}\n" for line in error.problems))
         sys.stderr.write(configuration_note(path))
         return EXIT_BAD_INPUT
-    for line in config.warnings:
-        sys.stderr.write(f"{line}\n")
+    _notes(config)
     if args.start_stop:
         config.kernel.run_mode = "startAndStop"
     if args.print_config:
         sys.stdout.write(config.to_yaml())
         return EXIT_OK
+    from sengen.stl.project import config_import_path  # pydantic: not for every command
+
     config_import_path(path)
     try:
         kernel = Kernel(config)
@@ -356,7 +355,8 @@ def _run(args: argparse.Namespace) -> int:
             )
             sys.stdout.write(run_check_summary(str(path), len(kernel.components), objects))
         return EXIT_OK
-    _configure_logging(config.kernel.log_config)
+    if not _configure_logging(config.kernel.log_config):
+        return EXIT_BAD_INPUT
     ready = os.environ.get("SENGEN_LAUNCH_READY")
     if ready:  # started by `sengen launch`, which waits for this kernel to be up
         from sengen.cli.launch import report_ready
@@ -400,8 +400,9 @@ def _shell(args: argparse.Namespace) -> int:
     except NoAnswer as error:
         sys.stderr.write(f"sengen: error: {error}\n")
         return EXIT_BAD_INPUT
-    for line in config.warnings:
-        sys.stderr.write(f"{line}\n")
+    _notes(config)
+    from sengen.stl.project import config_import_path  # pydantic: not for every command
+
     for path in paths:
         config_import_path(path)
     try:
@@ -418,9 +419,30 @@ def _shell(args: argparse.Namespace) -> int:
         shell.use_script(args.commands, wait)
     else:
         shell.wait = wait
-    _configure_logging(config.kernel.log_config)
+    if not _configure_logging(config.kernel.log_config):
+        return EXIT_BAD_INPUT
     with _signals(kernel):
         return kernel.run()
+
+
+def _web(args: argparse.Namespace) -> int:
+    kernel = web_kernel(args)
+    if isinstance(kernel, int):
+        return kernel
+    if not _configure_logging(kernel.config.kernel.log_config):
+        return EXIT_BAD_INPUT
+    with _signals(kernel):
+        return kernel.run()
+
+
+def _notes(config: Config) -> None:
+    """The configuration's warnings, then its INFO notes (Sen keys accepted and ignored, an
+    ignored ``clockMaster``) unless ``logConfig.level`` hides INFO (runtime.md §1.10)."""
+    for line in config.warnings:
+        sys.stderr.write(f"{line}\n")
+    if _LEVELS[config.kernel.log_config.level] <= logging.INFO:
+        for line in config.infos:
+            sys.stderr.write(f"{line}\n")
 
 
 def _preload_problems(error: PreloadError) -> None:
@@ -467,8 +489,10 @@ _LEVELS = {
 _LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
 
 
-def _configure_logging(log_config: LogConfig) -> None:
-    """The handlers of ``kernel.logConfig`` (runtime.md §10.4): stderr, and a file if given."""
+def _configure_logging(log_config: LogConfig) -> bool:
+    """The handlers of ``kernel.logConfig`` (runtime.md §10.4): stderr, and a file if given;
+    False, with one line said, when the log file cannot be opened (the configuration checked
+    it, but the file system may have changed since)."""
     root = logging.getLogger()
     levels = [log_config.level] + ([log_config.file.level] if log_config.file else [])
     root.setLevel(min(_LEVELS[level or "info"] for level in levels))
@@ -478,11 +502,19 @@ def _configure_logging(log_config: LogConfig) -> None:
     root.addHandler(console)
     if log_config.file is not None:
         mode = "w" if log_config.file.truncate else "a"
-        Path(log_config.file.path).parent.mkdir(parents=True, exist_ok=True)
-        file = logging.FileHandler(log_config.file.path, mode=mode, encoding="utf-8")
+        try:
+            Path(log_config.file.path).parent.mkdir(parents=True, exist_ok=True)
+            file = logging.FileHandler(log_config.file.path, mode=mode, encoding="utf-8")
+        except OSError as error:
+            reason = error.strerror or str(error)
+            sys.stderr.write(
+                f"sengen: error: cannot open log file '{log_config.file.path}': {reason}\n"
+            )
+            return False
         file.setLevel(_LEVELS[log_config.file.level or log_config.level])
         file.setFormatter(logging.Formatter("%(asctime)s " + _LOG_FORMAT))
         root.addHandler(file)
+    return True
 
 
 @contextlib.contextmanager
@@ -509,16 +541,17 @@ def _signals(kernel: Kernel) -> Iterator[None]:
             signal.signal(number, handler)
 
 
-def _record_show(args: argparse.Namespace) -> int:
-    from sengen.runtime.components.recorder.recording import show
+def _replay(args: argparse.Namespace) -> int:
+    from sengen.cli.replay import replay
+    from sengen.runtime import Duration
 
-    return show(args.file, sys.stdout, sys.stderr)
+    def run(kernel: Kernel, until: Duration | None) -> int:
+        if not _configure_logging(kernel.config.kernel.log_config):
+            return EXIT_BAD_INPUT
+        with _signals(kernel):
+            return kernel.run(until)
 
-
-def _record_compare(args: argparse.Namespace) -> int:
-    from sengen.runtime.components.recorder.recording import compare
-
-    return compare(args.a, args.b, sys.stdout, sys.stderr)
+    return replay(args, run, _preload_problems)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,10 +7,13 @@ is none after ``check --format json``, whose stdout is the JSON alone, and ``-q`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from sengen.codegen.builder import GenerateResult
 from sengen.diagnostics import Diagnostic, Severity
-from sengen.stl import model as m
+
+if TYPE_CHECKING:  # an up-to-date build's summary must not load the STL model
+    from sengen.codegen.builder import GenerateResult
+    from sengen.stl import model as m
 
 __all__ = ["build_summary", "check_summary", "run_check_summary"]
 
@@ -20,6 +23,8 @@ def _count(n: int, singular: str, plural: str | None = None) -> str:
 
 
 def _program(program: m.Program) -> str:
+    from sengen.stl import model as m
+
     types = program.types
     classes = sum(isinstance(t, m.ClassType) for t in types)
     files = _count(len(program.files), "file")

@@ -428,8 +428,18 @@ def _instantiable_fact(cls: m.ClassType) -> str:
     )
 
 
+# Ancestors listed by name in a class's section: each section lists its lineage, so a chain of
+# thousands of levels made the reference grow as its square (gigabytes for 5,000).
+MAX_ANCESTORS_LISTED = 50
+
+
 def _inherited_facts(cls: m.ClassType, ctx: _Context) -> Iterator[str]:
-    for ancestor in cls.ancestors():
+    for number, ancestor in enumerate(cls.ancestors()):
+        if number == MAX_ANCESTORS_LISTED:
+            rest = sum(1 for _ in ancestor.ancestors()) + 1
+            more = f"{rest} more ancestor" + ("s" if rest > 1 else "")
+            yield f"Inherited from {more}, up to {ctx.linker.link(_root(ancestor))}"
+            return
         groups = [
             ("properties", [p.name for p in ancestor.properties]),
             ("methods", [x.name for x in ancestor.methods]),
@@ -440,6 +450,13 @@ def _inherited_facts(cls: m.ClassType, ctx: _Context) -> Iterator[str]:
         ]
         if listed:
             yield f"Inherited from {ctx.linker.link(ancestor)}: {'; '.join(listed)}"
+
+
+def _root(cls: m.ClassType) -> m.ClassType:
+    root = cls
+    while root.parent is not None:
+        root = root.parent
+    return root
 
 
 def _class_facts(cls: m.ClassType, ctx: _Context) -> tuple[str, ...]:

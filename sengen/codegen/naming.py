@@ -70,6 +70,10 @@ def python_name(name: str, context: str) -> str:
 def variant_tags(t: m.VariantType) -> list[str]:
     """Each alternative's tag (codegen.md §1.2): its simple type name, or its qualified name for
     every alternative whose simple name another alternative shares."""
+    qualified = [a.type.qualified_name for a in t.alternatives]
+    if len(set(qualified)) < len(qualified):
+        # fom.md §10.7: a FOM variant may repeat a type; its HLA alternative names are unique.
+        return [a.hla_name for a in t.alternatives]
     simple = [a.type.name for a in t.alternatives]
     return [
         a.type.qualified_name if simple.count(a.type.name) > 1 else a.type.name

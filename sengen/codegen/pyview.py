@@ -85,7 +85,7 @@ class Layout:
         self.files: dict[Path, ModulePlace] = {}
         self.hasher = TypeHasher()
         for stl_file in program.files:
-            name = module_name(stl_file.path.name.removesuffix(".stl"))
+            name = module_name(stl_file.path.name.removesuffix(".stl").removesuffix(".xml"))
             place = ModulePlace(
                 package_path(stl_file.package), name, external.get(stl_file.package)
             )
@@ -186,7 +186,7 @@ class ModuleView:
         return self.qualified(t, f"META_{t.name}")
 
     def type_hash(self, t: m.Type) -> str:
-        return f"0x{self.layout.hasher.hash(t):016x}"
+        return f"0x{self.layout.hasher.hash(t):016X}"
 
 
 def is_bytes(t: m.SequenceType | m.ArrayType) -> bool:

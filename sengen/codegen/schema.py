@@ -15,10 +15,16 @@ from typing import Any
 from pydantic import BaseModel
 
 from sengen.codegen.naming import variant_tags
+from sengen.diagnostics import Diagnostic, Severity
+from sengen.errors import InputError
 from sengen.runtime.kernel.config.models import BuildEntry, KernelConfig, LoadEntry
 from sengen.stl import model as m
 
 DRAFT = "http://json-schema.org/draft-07/schema#"
+# A struct or class schema lists its inherited keys too (draft-07 has no other way with
+# additionalProperties: false), so the schema grows as the square of an inheritance chain's
+# depth: 5,000 levels would take gigabytes. Past this many listed keys it is refused instead.
+MAX_LISTED = 1_000_000
 DURATION_PATTERN = r"^-?[0-9]+(\.[0-9]+)? ?(ns|us|ms|s|min|h)$"
 _FIXED_KEYS = {
     "name": {"type": "string", "minLength": 1},
@@ -36,6 +42,24 @@ class _Types:
 
     def __init__(self) -> None:
         self.defs: dict[str, Any] = {}
+        self.listed = 0
+
+    def _list(self, t: m.UserType, count: int) -> None:
+        self.listed += count
+        if self.listed > MAX_LISTED:
+            where = t.location
+            raise InputError(
+                [
+                    Diagnostic(
+                        Severity.ERROR,
+                        where.file,
+                        where.line,
+                        where.column,
+                        f"the configuration schema would list more than {MAX_LISTED:,} keys"
+                        f" (inheritance too deep, here at '{t.qualified_name}')",
+                    )
+                ]
+            )
 
     def of(self, t: m.Type) -> dict[str, Any]:
         if isinstance(t, m.NativeType):
@@ -53,6 +77,7 @@ class _Types:
             return {**described, "enum": [e.name for e in t.enumerators]}
         if isinstance(t, m.StructType):
             fields = t.all_fields
+            self._list(t, len(fields))
             schema: dict[str, Any] = {
                 **described,
                 "type": "object",
@@ -122,6 +147,7 @@ class _Types:
         """The keys of an object entry of ``cls``: its configurable properties, the [static]
         ones required, plus ``name``, ``class`` and ``bus``."""
         props = [p for p in cls.all_properties if p.category is not m.PropertyCategory.STATIC_RO]
+        self._list(cls, len(props))
         properties = dict(_FIXED_KEYS)
         properties.update({p.name: self._field(p.type, p.description) for p in props})
         static = [p.name for p in props if p.category is m.PropertyCategory.STATIC_RW]

@@ -11,8 +11,14 @@ in every process and on every machine.
 from __future__ import annotations
 
 import hashlib
+from typing import Final
 
 from sengen.stl import model as m
+
+# A referenced type whose canonical text is longer enters its referrer's text by its digest:
+# texts that embed every ancestor grew with the depth of inheritance, so 5,000 levels built
+# gigabytes. Every real type's text is far shorter, so the hashes of real types do not change.
+MAX_EMBEDDED: Final = 16 * 1024
 
 
 class TypeHasher:
@@ -22,15 +28,23 @@ class TypeHasher:
         self._texts: dict[int, str] = {}
 
     def hash(self, t: m.Type) -> int:
-        digest = hashlib.blake2b(self.text(t).encode(), digest_size=8).digest()
+        digest = hashlib.blake2b(self._full(t).encode(), digest_size=8).digest()
         return int.from_bytes(digest, "big")
 
-    def text(self, t: m.Type) -> str:
+    def _full(self, t: m.Type) -> str:
         key = id(t)
         found = self._texts.get(key)
         if found is None:
             found = self._texts[key] = self._describe(t)
         return found
+
+    def text(self, t: m.Type) -> str:
+        """The canonical text of ``t`` as it enters the text of a type referring to it."""
+        full = self._full(t)
+        if len(full) <= MAX_EMBEDDED:
+            return full
+        digest = hashlib.blake2b(full.encode(), digest_size=8).hexdigest()
+        return f"#{digest}"
 
     def _ref(self, t: m.Type | None) -> str:
         return "void" if t is None else self.text(t)

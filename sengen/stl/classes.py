@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from sengen.stl import model as m
 from sengen.stl.comments import join_texts
@@ -40,9 +40,48 @@ _REPEATED = {
 _DEPRECATED = "using '{}' in STL is now deprecated. Please use code generation settings."
 
 
+_Derived = TypeVar("_Derived", m.ClassType, m.StructType)
+
+
+class InheritedNames:
+    """Which classes and structs declare each member or field name, so that a new one is
+    checked against its type's ancestors in time independent of their number (a walk over
+    every ancestor's members per member made 5,000 levels of inheritance quadratic)."""
+
+    def __init__(self) -> None:
+        self._declarers: dict[tuple[str, str], set[m.ClassType | m.StructType]] = {}
+        self._indexed: set[m.ClassType | m.StructType] = set()
+
+    def _index(self, t: m.ClassType | m.StructType | None) -> None:
+        while t is not None and t not in self._indexed:
+            self._indexed.add(t)
+            if isinstance(t, m.StructType):
+                names = [("field", f.name) for f in t.fields]
+            else:
+                names = [("var", p.name) for p in t.properties]
+                names += [("fn", f.name) for f in t.methods]
+                names += [("event", e.name) for e in t.events]
+            for key in names:
+                self._declarers.setdefault(key, set()).add(t)
+            t = t.parent
+
+    def declarer(self, parent: _Derived, kind: str, name: str) -> _Derived | None:
+        """The nearest of ``parent`` and its ancestors that declares ``name`` as ``kind``
+        (``var``, ``fn``, ``event`` of a class, ``field`` of a struct)."""
+        self._index(parent)
+        declarers = self._declarers.get((kind, name))
+        current: _Derived | None = parent if declarers else None
+        while current is not None and current not in declarers:  # type: ignore[operator]
+            current = current.parent
+        return current
+
+
 class _Shared(Protocol):
     @property
     def settings(self) -> Settings: ...
+
+    @property
+    def inherited(self) -> InheritedNames: ...
 
 
 class Resolver(Protocol):
@@ -179,15 +218,18 @@ class _ClassResolver:
             self.r.error(member.name, self.spec + _REPEATED[member.kind].format(label))
             return False
         names.add(label)
-        if parent is not None:
-            for ancestor in (parent, *parent.ancestors()):
-                if label in _member_names(ancestor, member.kind):
-                    self.r.error(
-                        member.name,
-                        f"{self.spec}parent class {ancestor.qualified_name} already has "
-                        f"{_ARTICLE[member.kind]} named {label}",
-                    )
-                    return False
+        ancestor = (
+            None
+            if parent is None
+            else self.r.universe.inherited.declarer(parent, member.kind, label)
+        )
+        if ancestor is not None:
+            self.r.error(
+                member.name,
+                f"{self.spec}parent class {ancestor.qualified_name} already has "
+                f"{_ARTICLE[member.kind]} named {label}",
+            )
+            return False
         return True
 
     def _attributes(self, member: Member) -> _Attributes:
@@ -378,14 +420,14 @@ class _ClassResolver:
         )
 
     def _constructor(self, parent: m.ClassType | None, properties: list[m.Property]) -> m.Method:
-        lineage = [*reversed(list(parent.ancestors())), parent] if parent is not None else []
-        statics = [
-            p
-            for owner_props in [*(c.properties for c in lineage), tuple(properties)]
-            for p in owner_props
+        # The parent's constructor already lists its lineage's static properties: a walk over
+        # every ancestor per class would be quadratic on deep inheritance.
+        inherited = parent.constructor.arguments if parent is not None else ()
+        arguments = inherited + tuple(
+            m.Argument(p.name, p.type, p.description, p.location)
+            for p in properties
             if p.category is m.PropertyCategory.STATIC_RW
-        ]
-        arguments = tuple(m.Argument(p.name, p.type, p.description, p.location) for p in statics)
+        )
         assert self.stmt.name is not None
         return m.Method(
             f"constructor{self.name}",
@@ -398,14 +440,6 @@ class _ClassResolver:
             "constructor",
             self.r.location(self.stmt.name),
         )
-
-
-def _member_names(cls: m.ClassType, kind: str) -> set[str]:
-    if kind == "var":
-        return {p.name for p in cls.properties}
-    if kind == "fn":
-        return {f.name for f in cls.methods}
-    return {e.name for e in cls.events}
 
 
 def resolve_class(resolver: Resolver, stmt: Statement) -> m.ClassType | None:

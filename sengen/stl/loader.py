@@ -14,12 +14,16 @@ from sengen.diagnostics import Diagnostic, Note, Severity, has_errors
 from sengen.errors import InputError, StlSyntaxError, UsageError
 from sengen.stl import model as m
 from sengen.stl.comments import attach
+from sengen.stl.fom.imports import FomImports
 from sengen.stl.parser import parse
 from sengen.stl.resolver import FileResolver, FileScope, Universe
 from sengen.stl.settings import Settings, load_settings, validate_settings
 from sengen.stl.source import SourceFile, display_path, file_diagnostic, is_regular_file
 
 PathLike = str | os.PathLike[str]
+# Far beyond any project's chain of imports, within Python's recursion limit (about five frames
+# per level).
+MAX_IMPORT_DEPTH = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +112,7 @@ class Loader:
         self.completed: list[FileScope] = []
         self.stack: list[FileScope] = []
         self.pending_import: dict[FileScope, Token] = {}
+        self.fom = FomImports()
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
@@ -183,23 +188,33 @@ class Loader:
     def _import(self, scope: FileScope, token: Token) -> FileScope | None:
         """§4.2: find, load and return the imported file; None when the import failed."""
         spelled = str(token)
-        if spelled.lower().endswith(".xml"):
-            self._token_error(scope, token, f"HLA FOM imports are not supported: '{spelled}'")
-            return None
         found = self._search(scope, spelled)
         if found is None:
             places = [scope.path.parent, *self.include_paths, Path.cwd()]
+            # The message of stl.md §4.2, and what the spelled path is when it exists but is no
+            # file (a folder, a device such as /dev/zero): "not found" alone would mislead.
+            unfit = self._not_a_file(scope, spelled)
             self._token_error(
                 scope,
                 token,
                 f"could not find file '{spelled}' directly or in any of the include paths: "
-                + ", ".join(display_path(p) if p.is_absolute() else p.as_posix() for p in places),
+                + ", ".join(display_path(p) if p.is_absolute() else p.as_posix() for p in places)
+                + (f" ({unfit})" if unfit is not None else ""),
             )
             return None
         real, root = found
+        if spelled.lower().endswith(".xml"):
+            return self.fom.load(self, scope, token, real, root)  # fom.md §2
         existing = self.files.get(real)
         if existing is not None and existing in self.stack:
             self._cycle(scope, token, existing)
+            return None
+        if existing is None and len(self.stack) >= MAX_IMPORT_DEPTH:
+            # Each level of a chain of imports recurses through the resolver: refused at the
+            # deepest place, as Python's stack would be exhausted a few hundred levels on.
+            self._token_error(
+                scope, token, f"imports nested more than {MAX_IMPORT_DEPTH} files deep"
+            )
             return None
         if existing is None:
             self.pending_import[scope] = token
@@ -212,6 +227,24 @@ class Loader:
             existing = self._load(real, root, (link, *scope.chain))
             del self.pending_import[scope]
         return None if existing.failed else existing
+
+    def _not_a_file(self, scope: FileScope, spelled: str) -> str | None:
+        """What the first place ``spelled`` names is, when it exists but is no file (a folder,
+        a device such as ``/dev/zero``): "not found" would send its author looking elsewhere."""
+        target = Path(spelled)
+        places = [target] if target.is_absolute() else [scope.path.parent / target]
+        if not target.is_absolute():
+            places += [include / target for include in self.include_paths]
+            places.append(Path.cwd() / target)
+        for place in places:
+            try:
+                if place.is_dir():
+                    return f"'{display_path(place)}' is a folder, not a file"
+                if place.exists():
+                    return f"'{display_path(place)}' is not a regular file"
+            except (OSError, ValueError):
+                continue
+        return None
 
     def _search(self, scope: FileScope, spelled: str) -> tuple[Path, Path] | None:
         target = Path(spelled)

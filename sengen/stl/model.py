@@ -140,8 +140,10 @@ class StructType(UserType):
     @property
     def all_fields(self) -> tuple[Field, ...]:
         """Inherited fields first (root first), then the struct's own."""
-        inherited = self.parent.all_fields if self.parent is not None else ()
-        return inherited + self.fields
+        chain: list[StructType] = [self]
+        while chain[-1].parent is not None:  # iterative: inheritance may be thousands deep
+            chain.append(chain[-1].parent)
+        return tuple(f for s in reversed(chain) for f in s.fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +166,7 @@ class Alternative:
     type: Type
     description: str
     location: Location
+    hla_name: str = ""  # a FOM alternative's HLA name (fom.md §6.8); empty in STL variants
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -280,8 +283,9 @@ class ClassType(UserType):
     @property
     def all_properties(self) -> tuple[Property, ...]:
         """Inherited properties first (root first), then the class's own."""
-        inherited = self.parent.all_properties if self.parent is not None else ()
-        return inherited + self.properties
+        # Iterative: inheritance may be deeper than Python's recursion limit.
+        chain = [self, *self.ancestors()]
+        return tuple(p for c in reversed(chain) for p in c.properties)
 
     @property
     def instantiable(self) -> bool:
@@ -345,15 +349,27 @@ def unaliased(t: Type) -> Type:
 
 
 def is_bounded(t: Type) -> bool:
-    """Spec §8.2: whether values of ``t`` have a bounded size."""
-    if isinstance(t, NativeType):
-        return t.kind is not NativeKind.STRING
-    if isinstance(t, SequenceType):
-        return t.max_size is not None
-    if isinstance(t, StructType):
-        return all(is_bounded(f.type) for f in t.all_fields)
-    if isinstance(t, VariantType):
-        return all(is_bounded(a.type) for a in t.alternatives)
-    if isinstance(t, AliasType | OptionalType):
-        return is_bounded(t.target)
-    return True  # enums, quantities, arrays
+    """Spec §8.2: whether values of ``t`` have a bounded size. Iterative, each type visited
+    once: a chain of structs thousands deep, or one whose fields share a type at every level,
+    must not recurse or explode."""
+    pending: list[Type] = [t]
+    seen: set[int] = set()
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, NativeType) and current.kind is NativeKind.STRING:
+            return False
+        if isinstance(current, SequenceType):
+            if current.max_size is None:
+                return False
+        elif isinstance(current, StructType):
+            pending += [f.type for f in current.fields]
+            if current.parent is not None:
+                pending.append(current.parent)
+        elif isinstance(current, VariantType):
+            pending += [a.type for a in current.alternatives]
+        elif isinstance(current, AliasType | OptionalType):
+            pending.append(current.target)
+    return True  # natives but string, enums, quantities, arrays, bounded sequences

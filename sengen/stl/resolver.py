@@ -15,7 +15,7 @@ from lark import Token
 
 from sengen.diagnostics import Diagnostic, Note, Severity
 from sengen.stl import model as m
-from sengen.stl.classes import resolve_class
+from sengen.stl.classes import InheritedNames, resolve_class
 from sengen.stl.names import member_name_error, type_name_error
 from sengen.stl.settings import Settings
 from sengen.stl.source import SourceFile
@@ -66,11 +66,19 @@ class FileScope:
                 self.closure.append(scope)
 
 
+# Names compared for "did you mean" in one run: each suggestion compares the reference with every
+# visible name, so thousands of unresolved references among thousands of names (a file written
+# in the wrong order) took minutes; past the budget the errors come without a suggestion.
+SUGGESTION_BUDGET = 100_000
+
+
 class Universe:
     """The run-wide state that every file's resolver shares."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self.inherited = InheritedNames()
+        self.suggestion_budget = SUGGESTION_BUDGET
         self.declared: dict[str, tuple[FileScope, Token]] = {}
         self.by_simple: dict[str, list[m.UserType]] = {}
         self.diagnostics: list[Diagnostic] = []
@@ -275,8 +283,13 @@ class FileResolver:
         self.ref_error(ref, message)
 
     def suggestion(self, ref: Ref) -> str:
-        """`` (did you mean 'x'?)`` for a reference that was not found, or ``""``."""
-        return suggest_type(ref.text, self._visible_names(ref.text))
+        """`` (did you mean 'x'?)`` for a reference that was not found, or ``""``; none once
+        the run's budget of compared names is spent (see :data:`SUGGESTION_BUDGET`)."""
+        names = self._visible_names(ref.text)
+        if self.universe.suggestion_budget < len(names):
+            return ""
+        self.universe.suggestion_budget -= len(names)
+        return suggest_type(ref.text, names)
 
     def _visible_names(self, text: str) -> list[str]:
         """The declared names that :meth:`lookup` would find, spelled as ``text`` is (dotted or
@@ -346,7 +359,11 @@ class FileResolver:
                     element.name, f"Type '{qualified}': repeated struct field name '{field_name}'"
                 )
                 ok = False
-            elif parent is not None and (owner := _field_owner(parent, field_name)) is not None:
+            elif (
+                parent is not None
+                and (owner := self.universe.inherited.declarer(parent, "field", field_name))
+                is not None
+            ):
                 self.error(
                     element.name,
                     f"Type '{qualified}': parent structure '{owner.qualified_name}' already has "
@@ -579,12 +596,3 @@ class FileResolver:
             self.ref_error(ref, f"{found.qualified_name} is not a class type")
             return None
         return found
-
-
-def _field_owner(struct: m.StructType, name: str) -> m.StructType | None:
-    current: m.StructType | None = struct
-    while current is not None:
-        if any(f.name == name for f in current.fields):
-            return current
-        current = current.parent
-    return None

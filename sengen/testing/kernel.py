@@ -22,6 +22,7 @@ from typing import Any
 from sengen.runtime.kernel.component import Component
 from sengen.runtime.kernel.config import Config, load_config, load_config_text
 from sengen.runtime.kernel.kernel import Kernel
+from sengen.runtime.kernel.processes import ProcessInfo
 from sengen.runtime.objects.calls import Call
 from sengen.runtime.objects.duration import Duration, TimeStamp
 from sengen.runtime.objects.objects import NativeObject
@@ -134,6 +135,17 @@ class TestKernel:
 
     def monitoring(self) -> KernelMonitoringInfo:
         return self.kernel.monitoring()
+
+    def wait_for(
+        self,
+        process: str | None = None,
+        component: str | None = None,
+        object: str | None = None,  # as Kernel.wait_for
+        timeout: float = 10.0,
+    ) -> ProcessInfo:
+        """:meth:`Kernel.wait_for`: until the transport sees another process, one of its
+        components or an object it owns (raises ``NotSeen`` naming what was not seen)."""
+        return self.kernel.wait_for(process, component, object, timeout)
 
     # -- lifetime --------------------------------------------------------------------------------
 

@@ -1,140 +1,147 @@
-"""The shipped ``recorder`` component (runtime.md §9.2): every committed change to a file.
+"""The shipped ``recorder`` component (runtime.md §9.2): selected objects to MCAP archives.
 
-Its subscriptions use the change-log mode: the owner of each matched object queues one record
-per commit (the changed properties), one per event, and the object's addition (full state) and
-removal, into the recorder's work queue, where they are never dropped, in the order they
-happened. Each cycle writes what its drain brought as one sorted batch; the
-kernel gives the recorder one last drain after every other component has stopped, and unload
-writes that too and closes the files.
+Each configured recording has its selections, its archive and a control object (``Recording``,
+named after it, on ``controlBus``) to start and stop it and read its statistics. Everything that
+can be checked is checked with the configuration (the queries, the archive's folder), so a bad
+recording is one line before anything starts; an archive that cannot be created at start-up fails
+the recorder's ``load`` (exit 1), before any component runs. The kernel gives the recorder one
+last drain after every other component has stopped, and unload writes that too and finishes the
+archives.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, field_validator, model_validator
 
 from sengen.runtime import Component, Duration
-from sengen.runtime.components.recorder.recording import Record, RecordingWriter
-from sengen.runtime.kernel.extension import ClassMeta, Log, LogRecord, Owner, Subscription, values
+from sengen.runtime.archive import ArchiveError, writable_folder_problem
+from sengen.runtime.components.recorder.recording import Recording
+from sengen.runtime.errors import SengenError
+from sengen.runtime.kernel.extension import BusAddress, QueryError, fail, parse_query
 
 if TYPE_CHECKING:
     from sengen.runtime import RunApi
+
+
+class RecorderError(SengenError, ValueError):
+    """A recording that cannot start: its archive cannot be created."""
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
 
 
+def _duration(value: object) -> Duration:
+    if isinstance(value, Duration):
+        return value
+    if not isinstance(value, str):
+        raise fail(f"invalid Duration '{value}' (expected e.g. '1 s')")
+    try:
+        found = Duration.parse(value)
+    except SengenError as error:
+        raise fail(str(error)) from None
+    if found.ns <= 0:
+        raise fail(f"invalid Duration '{value}' (must be greater than 0)")
+    return found
+
+
+_Duration = Annotated[Duration, PlainValidator(_duration)]
+
+
 class RecordingConfig(_Strict):
-    name: str
-    file: str
+    name: str = Field(min_length=1)
+    file: str = Field(min_length=1)
     selections: list[str] = Field(min_length=1)
     auto_start: bool = Field(default=True, alias="autoStart")
+    compression: Literal["zstd", "lz4", "none"] = "zstd"
+    keyframe_period: _Duration = Field(default=Duration(10**9), alias="keyframePeriod")
+    flush_period: _Duration = Field(default=Duration(10**9), alias="flushPeriod")
+    chunk_size: int = Field(default=1 << 18, alias="chunkSize", gt=0)
+    split_size: int | None = Field(default=None, alias="splitSize", gt=0)
+    split_duration: _Duration | None = Field(default=None, alias="splitDuration")
+
+    @field_validator("selections")
+    @classmethod
+    def _queries(cls, selections: list[str]) -> list[str]:
+        for query in selections:
+            try:
+                parse_query(query)
+            except QueryError as error:
+                first = str(error).splitlines()[0]
+                raise fail(f"invalid selection {query!r}: {first}") from None
+        return selections
+
+    @field_validator("file")
+    @classmethod
+    def _file(cls, file: str) -> str:
+        problem = writable_folder_problem(file)
+        if problem is not None:
+            raise fail(f"cannot record to {file}: {problem}")
+        return file
 
 
 class RecorderConfig(_Strict):
     """The ``recorder`` entry's own keys."""
 
     freq_hz: float = Field(default=30.0, alias="freqHz", gt=0)
+    control_bus: BusAddress = Field(default="local.kernel", alias="controlBus")
     recordings: list[RecordingConfig] = Field(default_factory=list)
 
-
-class Recording:
-    """One file and the selections that feed it."""
-
-    def __init__(self, config: RecordingConfig) -> None:
-        self.config = config
-        self.writer: RecordingWriter | None = None
-        self.subscriptions: list[Subscription] = []
-        self.pending: list[Record] = []
-        self._sequence = 0
-        # The selection that records an object: one object matched by two selections is
-        # recorded once.
-        self._holder: dict[Owner, int] = {}
-
-    def start(self, api: RunApi) -> None:
-        self.writer = RecordingWriter(Path(self.config.file), self.config.selections)
-        for index, query in enumerate(self.config.selections):
-            subscription = api.select(query, log=self._logger(index))
-            self.subscriptions.append(subscription)
-
-    def _logger(self, index: int) -> Log:
-        def logged(records: list[LogRecord]) -> None:
-            for record in records:
-                self._logged(index, record)
-
-        return logged
-
-    def _logged(self, index: int, record: LogRecord) -> None:
-        kind, time, obj, class_name, found = record
-        holder = self._holder.get(obj)
-        if kind == "add":
-            if holder is not None:
-                return
-            self._holder[obj] = index
-            state = _json_values(obj.META, found)
-            self._add(time, kind, obj, {"class": class_name, "state": state})
-        elif holder == index:
-            if kind == "set":
-                self._add(time, kind, obj, {"values": _json_values(obj.META, found)})
-            elif kind == "event":
-                meta = obj.META.event(class_name)
-                assert meta is not None
-                types = {a.stl_name: a.type for a in meta.args}
-                named = {k: values.to_config(types[k], v) for k, v in found.items()}
-                self._add(time, kind, obj, {"event": class_name, "args": named})
-            else:
-                del self._holder[obj]
-                self._add(time, kind, obj, {})
-
-    def _add(self, time: int, kind: str, obj: Owner, data: dict[str, Any]) -> None:
-        self._sequence += 1
-        bus = obj.bus or ""
-        self.pending.append(Record(time, kind, bus, obj.name, self._sequence, data))
-
-    def flush(self) -> None:
-        if self.writer is not None and self.pending:
-            batch, self.pending = self.pending, []
-            self.writer.write_batch(batch)
-            self.writer.flush()
-
-    def close(self) -> None:
-        self.flush()
-        if self.writer is not None:
-            self.writer.close()
-
-
-def _json_values(meta: ClassMeta, found: dict[str, Any]) -> dict[str, Any]:
-    result = {}
-    for name, value in found.items():
-        prop = meta.property(name)
-        assert prop is not None
-        result[name] = values.to_config(prop.type, value)
-    return result
+    @model_validator(mode="after")
+    def _unique(self) -> RecorderConfig:
+        for key in ("name", "file"):
+            seen: set[str] = set()
+            for recording in self.recordings:
+                value = getattr(recording, key)
+                if value in seen:
+                    raise fail(f"two recordings with the {key} {value!r}")
+                seen.add(value)
+        return self
 
 
 class Recorder(Component):
-    """Records the selected objects' committed changes and events to JSON Lines files."""
+    """Records the selected objects' committed changes and events to MCAP archives."""
 
     config_model = RecorderConfig
     drains_last = True
 
     def __init__(self, config: RecorderConfig) -> None:
+        self.config = config
         self.period = Duration.from_hz(config.freq_hz)
-        self.recordings = [Recording(c) for c in config.recordings]
+        self.recordings: list[Recording] = []
+
+    def load(self, api: RunApi) -> None:
+        """Creates the archives of the recordings that start at once: one that cannot be
+        created fails the start (exit 1), before any component runs."""
+        for config in self.config.recordings:
+            recording = Recording(config, api)
+            self.recordings.append(recording)
+            if config.auto_start:
+                try:
+                    recording.create(config.file)
+                except ArchiveError as error:
+                    self._close_all()
+                    raise RecorderError(f"recording {config.name}: {error}") from None
 
     def run(self, api: RunApi) -> None:
+        source = api.get_source(self.config.control_bus)
         for recording in self.recordings:
-            if recording.config.auto_start:
-                recording.start(api)
-        api.exec_loop(self.period, self._flush)
+            if recording.writer is not None:
+                recording.subscribe()
+            recording.show()
+            source.add(recording.control)
+        api.exec_loop(self.period, self._cycle)
 
-    def _flush(self) -> None:
+    def _cycle(self) -> None:
         for recording in self.recordings:
             recording.flush()
+            recording.show()
+
+    def _close_all(self) -> None:
+        for recording in self.recordings:
+            recording.stop()
 
     def unload(self, api: RunApi) -> None:
-        for recording in self.recordings:
-            recording.close()
+        self._close_all()

@@ -1,392 +1,285 @@
-"""Recording files of the recorder component (spec: runtime.md §9.2).
+"""One recording of the recorder (runtime.md §9.2): its selections, its archive, its control
+object.
 
-A recording is JSON Lines in UTF-8: a header line, then one record per committed change. The writer
-orders each batch and fixes every key order itself, so equal input gives byte-identical files; the
-reader validates strictly, so ``record show`` and ``record compare`` never work on a half-understood
-file.
+Its subscriptions use the change-log mode: the owner of each matched object queues one record per
+commit (the changed properties), one per event, and the object's addition (full state) and
+removal, into the recorder's work queue, where they are never dropped, in the order they
+happened. Each recorder cycle writes what its drain brought as one batch sorted by (time, address,
+kind, arrival), so that a virtual-time run gives byte-identical archives. A failing archive (a full
+disk) stops this recording with one ERROR line; the recorder and the rest of the system go on.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from types import TracebackType
-from typing import Any, TextIO
+import contextlib
+import logging
+import time as time_module
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from sengen.runtime.errors import SengenError
+from sengen.runtime.archive import ArchiveError, ArchiveWriter
+from sengen.runtime.kernel.extension import (
+    ClassMeta,
+    Log,
+    LogRecord,
+    NativeMeta,
+    Owner,
+    QuantityMeta,
+    RecordingBase,
+    RecordingState,
+    Subscription,
+    TypeMeta,
+    json_form,
+    resolve_alias,
+)
 
-__all__ = [
-    "FORMAT",
-    "KINDS",
-    "VERSION",
-    "Record",
-    "RecordingError",
-    "RecordingWriter",
-    "compare",
-    "read_recording",
-    "show",
-]
+if TYPE_CHECKING:
+    from sengen.runtime import RunApi
+    from sengen.runtime.components.recorder.recorder import RecordingConfig
 
-FORMAT = "sengen-recording"
-VERSION = 1
+_log = logging.getLogger("sengen.component.recorder")
 
-#: The record kinds in their sort order (add < set < event < remove).
-KINDS: tuple[str, ...] = ("add", "set", "event", "remove")
-_KIND_ORDER: Mapping[str, int] = {kind: index for index, kind in enumerate(KINDS)}
+#: Sort order of the kinds of one object at one time.
+_KIND_ORDER = {"add": 0, "set": 1, "event": 2, "remove": 3}
+# A pending record is (time, address, kind order, arrival, data): sorted as it is, as no two
+# have the same arrival (the data is never compared).
 
-#: The kind-specific keys of each kind, in the order they are written.
-_DATA_KEYS: Mapping[str, tuple[str, ...]] = {
-    "add": ("class", "state"),
-    "set": ("values",),
-    "event": ("event", "args"),
-    "remove": (),
-}
-#: The JSON type each kind-specific key must have.
-_DATA_TYPES: Mapping[str, type] = {
-    "class": str,
-    "state": dict,
-    "values": dict,
-    "event": str,
-    "args": dict,
-}
-_COMMON_KEYS: tuple[str, ...] = ("t", "kind", "bus", "object")
-_HEADER_KEYS: tuple[str, ...] = ("format", "version", "selections")
+Convert = Callable[[Any], Any]
+# Natives whose Python value is already its JSON form (f32 is not: it is written shortest).
+_AS_IS = {"bool", "string", "u8", "u16", "u32", "u64", "i16", "i32", "i64", "f64"}
 
 
-class RecordingError(SengenError, ValueError):
-    """A recording that cannot be read; the message names the file and, when known, the line."""
-
-    def __init__(self, path: Path | str, line: int | None, problem: str) -> None:
-        self.path = str(path)
-        self.line = line
-        self.problem = problem
-        where = self.path if line is None else f"{self.path}:{line}"
-        super().__init__(f"{where}: {problem}")
-
-
-def _is_int(value: object) -> bool:
-    # bool is an int subclass in Python, but true/false are not JSON numbers.
-    return isinstance(value, int) and not isinstance(value, bool)
+def _converter(meta: TypeMeta) -> Convert | None:
+    """How a value of ``meta`` becomes JSON as the shell writes it; None: it already is."""
+    resolved = resolve_alias(meta)
+    if isinstance(resolved, QuantityMeta):
+        resolved = resolved.value_type
+    if isinstance(resolved, NativeMeta) and resolved.qualified_name in _AS_IS:
+        return None
+    return lambda value: json_form(meta, value)
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
-    """One record before writing; ``seq`` only breaks sort ties and is not written."""
-
-    t: int
-    kind: str
-    bus: str
-    object: str
-    seq: int
-    data: Mapping[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        # Checked here so a writer can never produce a file its own reader rejects.
-        if self.kind not in _KIND_ORDER:
-            raise ValueError(f"unknown record kind {self.kind!r}")
-        if not _is_int(self.t):
-            raise ValueError(f"record time must be an int, not {self.t!r}")
-        if not isinstance(self.bus, str) or not isinstance(self.object, str):
-            raise ValueError("record bus and object must be strings")
-        expected = _DATA_KEYS[self.kind]
-        if set(self.data) != set(expected):
-            raise ValueError(
-                f"a {self.kind!r} record needs the data keys {list(expected)}, "
-                f"got {sorted(self.data)}"
-            )
-        for key in expected:
-            value = self.data[key]
-            wanted = _DATA_TYPES[key]
-            ok = isinstance(value, str) if wanted is str else isinstance(value, Mapping)
-            if not ok:
-                raise ValueError(f"record key {key!r} has the wrong type: {value!r}")
-
-    def sort_key(self) -> tuple[int, str, str, int, int]:
-        return (self.t, self.bus, self.object, _KIND_ORDER[self.kind], self.seq)
-
-    def to_json(self) -> dict[str, Any]:
-        """The record as written: common keys first, then the kind's keys, in a fixed order."""
-        out: dict[str, Any] = {
-            "t": self.t,
-            "kind": self.kind,
-            "bus": self.bus,
-            "object": self.object,
-        }
-        for key in _DATA_KEYS[self.kind]:
-            value = self.data[key]
-            out[key] = dict(value) if isinstance(value, Mapping) else value
-        return out
+# Per class, the converter of each property; None when every value is its own JSON form.
+_CONVERTERS: dict[ClassMeta, dict[str, Convert | None] | None] = {}
 
 
-def _json_default(value: object) -> Any:
-    # Read-only mappings and tuples-of-pairs views are common in the runtime; write them as objects.
-    if isinstance(value, Mapping):
-        return dict(value)
-    raise TypeError(f"value of type {type(value).__name__} is not JSON serialisable")
+def _json_values(meta: ClassMeta, found: dict[str, Any]) -> dict[str, Any]:
+    try:
+        converters = _CONVERTERS[meta]
+    except KeyError:
+        found_converters = {p.stl_name: _converter(p.type) for p in meta.all_properties}
+        as_is = all(c is None for c in found_converters.values())
+        converters = _CONVERTERS[meta] = None if as_is else found_converters
+    if converters is None:
+        return found  # a fresh dict per record from the owner: kept as it is
+    result = {}
+    for name, value in found.items():
+        convert = converters[name]
+        result[name] = value if convert is None else convert(value)
+    return result
 
 
-def _dumps(value: Any) -> str:
-    """The one JSON form of a line: fixed separators, no ASCII escaping, no NaN/Infinity."""
-    return json.dumps(
-        value,
-        ensure_ascii=False,
-        separators=(", ", ": "),
-        allow_nan=False,
-        default=_json_default,
-    )
+def _json_args(meta: ClassMeta, event: str, found: dict[str, Any]) -> dict[str, Any]:
+    event_meta = meta.event(event)
+    assert event_meta is not None
+    types = {a.stl_name: a.type for a in event_meta.args}
+    return {name: json_form(types[name], value) for name, value in found.items()}
 
 
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+def address_of(obj: Owner) -> str:
+    """``session/bus/object``: an object's address as an archive topic."""
+    session, _, bus = (obj.bus or "").partition(".")
+    return f"{session}/{bus}/{obj.name}"
 
 
-class RecordingWriter:
-    """Writes a recording; the header goes out at once so even an empty run leaves a valid file."""
+class RecordingControl(RecordingBase):
+    """The ``Recording`` object: its calls run in the recorder's drain, on its thread."""
 
-    def __init__(self, path: Path | str, selections: Sequence[str]) -> None:
-        if isinstance(selections, str) or not all(isinstance(s, str) for s in selections):
-            raise ValueError("selections must be a sequence of query strings")
-        self.path = Path(path)
-        self.selections: tuple[str, ...] = tuple(selections)
-        self.records_written = 0
-        # The writer owns the file across recorder cycles; close() and __exit__ release it.
-        self._file: TextIO | None = open(  # noqa: SIM115
-            self.path, "w", encoding="utf-8", newline="\n"
-        )
-        header = {"format": FORMAT, "version": VERSION, "selections": list(self.selections)}
-        self._file.write(_dumps(header) + "\n")
+    def __init__(self, recording: Recording) -> None:
+        super().__init__(recording.config.name)
+        self.recording = recording
+
+    def start_impl(self, name: str) -> None:
+        self.recording.start(name or self.recording.config.file)
+
+    def stop_impl(self) -> None:
+        self.recording.stop()
+
+
+class Recording:
+    """One archive at a time and the selections that feed it."""
+
+    def __init__(self, config: RecordingConfig, api: RunApi) -> None:
+        self.config = config
+        self.api = api
+        self.virtual = api.kernel_clock is not None
+        self.writer: ArchiveWriter | None = None
+        self.subscriptions: list[Subscription] = []
+        self.pending: list[tuple[Any, ...]] = []
+        self.file = config.file
+        self.error = ""
+        self.drops = 0
+        #: Records and bytes of the archive being (or last) written.
+        self.written = (0, 0)
+        self._sequence = 0
+        self._last_flush: int | None = None
+        # The selection that records an object, and its address: one object matched by two
+        # selections is recorded once.
+        self._holder: dict[Owner, tuple[int, str]] = {}
+        self.control = RecordingControl(self)
+        self.control.set_next_file(self.file)
 
     @property
-    def closed(self) -> bool:
-        return self._file is None
+    def state(self) -> RecordingState:
+        if self.writer is not None:
+            return RecordingState.recording
+        return RecordingState.failed if self.error else RecordingState.idle
 
-    def write_batch(self, records: Iterable[Record]) -> None:
-        """Writes one recorder cycle's records, sorted by (t, bus, object, kind, seq)."""
-        if self._file is None:
-            raise ValueError(f"recording {self.path} is closed")
-        ordered = sorted(records, key=Record.sort_key)
-        # Serialise everything first: a bad value must not leave half a batch in the file.
-        text = "".join(_dumps(record.to_json()) + "\n" for record in ordered)
-        self._file.write(text)
-        self.records_written += len(ordered)
+    # -- start and stop ----------------------------------------------------------------------
 
-    def flush(self) -> None:
-        if self._file is not None:
-            self._file.flush()
-
-    def close(self) -> None:
-        if self._file is not None:
-            file, self._file = self._file, None
-            file.close()
-
-    def __enter__(self) -> RecordingWriter:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
-# --------------------------------------------------------------------------------------- reading
-
-
-@dataclass(frozen=True, slots=True)
-class _Line:
-    number: int
-    text: str
-    value: dict[str, Any]
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # A duplicated key would make "exactly these keys" ambiguous; JSON parsers disagree on it.
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
-def _parse_line(path: Path | str, number: int, text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text, object_pairs_hook=_unique_object, parse_constant=_reject_constant)
-    except ValueError as error:  # JSONDecodeError is a ValueError
-        detail = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
-        raise RecordingError(path, number, f"invalid JSON: {detail}") from None
-    if not isinstance(value, dict):
-        raise RecordingError(path, number, "expected a JSON object")
-    return value
-
-
-def _check_keys(path: Path | str, number: int, value: dict[str, Any], keys: Sequence[str]) -> None:
-    missing = [key for key in keys if key not in value]
-    extra = sorted(key for key in value if key not in keys)
-    problems = []
-    if missing:
-        problems.append("missing key" + ("s " if len(missing) > 1 else " ") + ", ".join(missing))
-    if extra:
-        problems.append("unexpected key" + ("s " if len(extra) > 1 else " ") + ", ".join(extra))
-    if problems:
-        raise RecordingError(path, number, "; ".join(problems))
-
-
-def _check_header(path: Path | str, number: int, header: dict[str, Any]) -> None:
-    if header.get("format") != FORMAT:
-        raise RecordingError(path, number, f"not a recording: header format is not {FORMAT!r}")
-    version = header.get("version")
-    if not _is_int(version) or version != VERSION:
-        raise RecordingError(path, number, f"unsupported recording version {version!r}")
-    _check_keys(path, number, header, _HEADER_KEYS)
-    selections = header["selections"]
-    if not isinstance(selections, list) or not all(isinstance(s, str) for s in selections):
-        raise RecordingError(path, number, "header selections must be a list of strings")
-
-
-def _check_record(path: Path | str, number: int, record: dict[str, Any]) -> None:
-    kind = record.get("kind")
-    if not isinstance(kind, str) or kind not in _KIND_ORDER:
-        raise RecordingError(
-            path, number, f"unknown record kind {kind!r} (expected one of {', '.join(KINDS)})"
+    def create(self, file: str) -> None:
+        """Creates the archive; an :class:`ArchiveError` (one line) when it cannot be written."""
+        config = self.config
+        self.writer = ArchiveWriter(
+            file,
+            name=config.name,
+            selections=config.selections,
+            compression=config.compression,
+            keyframe_period_ns=config.keyframe_period.ns,
+            chunk_bytes=config.chunk_size,
+            split_bytes=config.split_size,
+            split_ns=config.split_duration.ns if config.split_duration is not None else None,
         )
-    _check_keys(path, number, record, _COMMON_KEYS + _DATA_KEYS[kind])
-    if not _is_int(record["t"]):
-        raise RecordingError(path, number, "record key t must be an integer")
-    for key in ("bus", "object"):
-        if not isinstance(record[key], str):
-            raise RecordingError(path, number, f"record key {key} must be a string")
-    for key in _DATA_KEYS[kind]:
-        wanted = _DATA_TYPES[key]
-        if not isinstance(record[key], wanted):
-            what = "a string" if wanted is str else "an object"
-            raise RecordingError(path, number, f"record key {key} must be {what}")
+        self.file, self.error, self.written = file, "", (0, 0)
+        self._holder.clear()
+        self._last_flush = None
 
+    def subscribe(self) -> None:
+        """Opens the selections: every matched object arrives with its full state."""
+        for index, query in enumerate(self.config.selections):
+            self.subscriptions.append(self.api.select(query, log=self._logger(index)))
 
-def _load(path: Path | str) -> list[_Line]:
-    """All lines of a valid recording, with their text kept for ``compare``'s report."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as error:
-        raise RecordingError(path, None, f"cannot read: {error.strerror or error}") from None
-    chunks = data.split(b"\n")
-    if chunks and chunks[-1] == b"":
-        chunks.pop()  # the newline that ends the last line
-    if not chunks:
-        raise RecordingError(path, 1, "missing header (empty file)")
-    lines: list[_Line] = []
-    for index, chunk in enumerate(chunks):
-        number = index + 1
+    def start(self, file: str) -> None:
+        """``start(name)`` of the control object: a new archive, unless already recording."""
+        if self.writer is not None:
+            _log.warning("recording %s already writes %s", self.config.name, self.file)
+            return
         try:
-            text = chunk.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise RecordingError(
-                path, number, f"not valid UTF-8 (byte offset {error.start} in the line)"
-            ) from None
-        text = text.removesuffix("\r")
-        value = _parse_line(path, number, text)
-        if number == 1:
-            _check_header(path, number, value)
+            self.create(file)
+        except ArchiveError as error:
+            self._fail(str(error))
         else:
-            _check_record(path, number, value)
-        lines.append(_Line(number, text, value))
-    return lines
+            self.subscribe()
+        self.show()
 
+    def stop(self) -> None:
+        """Writes what is pending, finishes the archive and stops listening."""
+        self.flush(final=True)
+        self._unsubscribe()
+        writer, self.writer = self.writer, None
+        if writer is not None:
+            try:
+                writer.close()
+            except ArchiveError as error:
+                self._fail(str(error))
+            self.written = (writer.records, writer.bytes_written)
+        self.show()
 
-def read_recording(path: Path | str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Reads and validates a recording: its header and its records, in file order."""
-    lines = _load(path)
-    return lines[0].value, [line.value for line in lines[1:]]
+    def _unsubscribe(self) -> None:
+        for subscription in self.subscriptions:
+            subscription.close()
+        self.subscriptions.clear()
 
+    def _fail(self, problem: str) -> None:
+        """Stops this recording after a write failure: one ERROR line, the rest goes on."""
+        _log.error("recording %s stopped: %s", self.config.name, problem)
+        self.error = problem
+        self.drops += len(self.pending)
+        self.pending.clear()
+        self._unsubscribe()
+        writer, self.writer = self.writer, None
+        if writer is not None:
+            # Already reported: the first failure is the one that matters.
+            with contextlib.suppress(ArchiveError):
+                writer.close()
 
-# ----------------------------------------------------------------------------------------- tools
+    # -- records -----------------------------------------------------------------------------
 
+    def _logger(self, index: int) -> Log:
+        def logged(records: list[LogRecord]) -> None:
+            for record in records:
+                self._logged(index, record)
 
-def _detail(record: Mapping[str, Any]) -> str:
-    kind = record["kind"]
-    if kind == "add":
-        return f"{record['class']} {_compact(record['state'])}"
-    if kind == "set":
-        return _compact(record["values"])
-    if kind == "event":
-        return f"{record['event']} {_compact(record['args'])}"
-    return ""
+        return logged
 
+    def _logged(self, index: int, record: LogRecord) -> None:
+        if self.writer is None:
+            return
+        kind, time, obj, name, found = record
+        holder = self._holder.get(obj)
+        if kind == "add":
+            if holder is not None:
+                return
+            self._holder[obj] = (index, address_of(obj))
+            data: Any = (obj.META, _json_values(obj.META, found))
+        elif holder is None or holder[0] != index:
+            return
+        elif kind == "set":
+            data = _json_values(obj.META, found)
+        elif kind == "event":
+            data = (name, _json_args(obj.META, name, found))
+        else:
+            del self._holder[obj]
+            data = None
+        self._sequence += 1
+        address = holder[1] if holder is not None else self._holder[obj][1]
+        self.pending.append((time, address, _KIND_ORDER[kind], self._sequence, data))
 
-def _table(rows: Sequence[Sequence[str]], right: Sequence[bool]) -> list[str]:
-    """Aligned rows: every column but the last padded to its widest cell, two spaces apart."""
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
-    out = []
-    for row in rows:
-        cells = [
-            cell.rjust(width) if right[column] else cell.ljust(width)
-            for column, (cell, width) in enumerate(zip(row, widths, strict=False))
-        ]
-        cells.append(row[-1])
-        out.append("  ".join(cells).rstrip())
-    return out
+    def flush(self, final: bool = False) -> None:
+        """Writes the batch of this cycle; every ``flushPeriod``, and at the end, the chunk in
+        progress goes to the file too (under virtual time the period is of record time, not of
+        the wall clock, so that chunks, and so the bytes, are the same on every run)."""
+        writer = self.writer
+        if writer is None:
+            return
+        batch, self.pending = self.pending, []
+        batch.sort()
+        try:
+            for time, address, kind, _, data in batch:
+                if kind == 0:
+                    writer.added(time, address, data[0], data[1])
+                elif kind == 1:
+                    writer.changed(time, address, data)
+                elif kind == 2:
+                    writer.event(time, address, data[0], data[1])
+                else:
+                    writer.removed(time, address)
+            # Under virtual time, record time; under real time, the wall clock (a quiet system
+            # still gets its last records to disk).
+            now = batch[-1][0] if self.virtual and batch else None
+            if not self.virtual:
+                now = time_module.monotonic_ns()
+            if now is not None:
+                if self._last_flush is None:
+                    self._last_flush = now
+                elif now - self._last_flush >= self.config.flush_period.ns:
+                    writer.flush()
+                    self._last_flush = now
+            if final:
+                writer.flush()
+        except ArchiveError as error:
+            self.drops += len(batch)
+            self._fail(str(error))
 
-
-def show(path: Path | str, out: TextIO, err: TextIO) -> int:
-    """``sengen record show``: the recording as a table, one row per record."""
-    try:
-        _, records = read_recording(path)
-    except RecordingError as error:
-        print(f"sengen: error: {error}", file=err)
-        return 1
-    rows = [["t (ns)", "kind", "bus", "object", "detail"]]
-    for record in records:
-        rows.append(
-            [str(record["t"]), record["kind"], record["bus"], record["object"], _detail(record)]
-        )
-    for line in _table(rows, right=[True, False, False, False]):
-        print(line, file=out)
-    return 0
-
-
-def _json_equal(a: Any, b: Any) -> bool:
-    """JSON equality: object key order is formatting, but 1, 1.0 and true are different values."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, dict):
-        return (
-            isinstance(b, dict)
-            and a.keys() == b.keys()
-            and all(_json_equal(a[key], b[key]) for key in a)
-        )
-    if isinstance(a, list):
-        return (
-            isinstance(b, list)
-            and len(a) == len(b)
-            and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
-        )
-    return type(a) is type(b) and a == b
-
-
-def compare(a: Path | str, b: Path | str, out: TextIO, err: TextIO) -> int:
-    """``sengen record compare``: 0 when both recordings hold the same values, line by line."""
-    try:
-        lines_a = _load(a)
-        lines_b = _load(b)
-    except RecordingError as error:
-        print(f"sengen: error: {error}", file=err)
-        return 1
-    for index in range(max(len(lines_a), len(lines_b))):
-        line_a = lines_a[index] if index < len(lines_a) else None
-        line_b = lines_b[index] if index < len(lines_b) else None
-        if line_a is not None and line_b is not None and _json_equal(line_a.value, line_b.value):
-            continue
-        print(f"first difference at line {index + 1}:", file=out)
-        print(f"  A: {line_a.text if line_a is not None else '<end of file>'}", file=out)
-        print(f"  B: {line_b.text if line_b is not None else '<end of file>'}", file=out)
-        return 1
-    print(f"recordings are identical ({len(lines_a) - 1} records)", file=out)
-    return 0
+    def show(self) -> None:
+        """The control object's properties, committed with the recorder's cycle."""
+        control, writer = self.control, self.writer
+        control.set_next_file(self.file)
+        control.set_next_state(self.state)
+        control.set_next_error(self.error)
+        control.set_next_drops(self.drops)
+        control.set_next_objects(len(self._holder) if writer is not None else 0)
+        if writer is not None:
+            self.written = (writer.records, writer.bytes_written)
+        control.set_next_records(self.written[0])
+        control.set_next_bytes(self.written[1])

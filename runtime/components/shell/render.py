@@ -8,7 +8,6 @@ can be pasted into a call.
 from __future__ import annotations
 
 import json
-import struct
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -30,8 +29,7 @@ from sengen.runtime.kernel.extension import (
     StructMeta,
     TypeMeta,
     VariantMeta,
-    resolve_alias,
-    values,
+    json_form,
 )
 
 CATEGORIES = {
@@ -48,42 +46,7 @@ _WALL_CLOCK_NS = 10**18
 
 
 def json_text(meta: TypeMeta, value: Any) -> str:
-    return json.dumps(_shortest(meta, values.to_config(meta, value)), ensure_ascii=False)
-
-
-def _shortest(meta: TypeMeta, form: Any) -> Any:
-    """``form`` (a configuration form of ``meta``) with each f32 as the float of its shortest
-    decimal: an f32 that crossed the wire is a double such as 0.10000000149011612, which is
-    printed as the 0.1 it was set to. f64 needs nothing: json writes the shortest repr."""
-    meta = resolve_alias(meta)
-    if isinstance(meta, QuantityMeta):
-        meta = meta.value_type
-    if isinstance(meta, NativeMeta):
-        return _f32(form) if meta.qualified_name == "f32" and type(form) is float else form
-    if isinstance(meta, StructMeta):
-        return {f.stl_name: _shortest(f.type, form[f.stl_name]) for f in meta.fields}
-    if isinstance(meta, VariantMeta):
-        alternative = meta.alternative(form["type"])
-        assert alternative is not None
-        return {"type": form["type"], "value": _shortest(alternative.type, form["value"])}
-    if isinstance(meta, SequenceMeta | ArrayMeta) and not meta.is_bytes:
-        return [_shortest(meta.element, item) for item in form]
-    if isinstance(meta, OptionalMeta) and form is not None:
-        return _shortest(meta.target, form)
-    return form
-
-
-def _f32(value: float) -> float:
-    """The float of the fewest significant digits that is the same f32 as ``value``."""
-    try:
-        single = struct.pack("<f", value)
-    except OverflowError:  # not an f32 after all: printed as it is
-        return value
-    for digits in range(1, 10):  # 9 digits always round-trip an f32
-        shorter = float(f"{value:.{digits}g}")
-        if struct.pack("<f", shorter) == single:
-            return shorter
-    return value
+    return json.dumps(json_form(meta, value), ensure_ascii=False)
 
 
 def arguments(args: Sequence[tuple[ArgMeta, Any]]) -> str:

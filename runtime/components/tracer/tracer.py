@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from sengen.runtime import ChromeTracer, Component
+from sengen.runtime.kernel.extension import fail, writable_file_problem
 
 if TYPE_CHECKING:
     from sengen.runtime import RunApi
@@ -23,6 +24,15 @@ class TracerConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     file: str = "trace.json"
+
+    @field_validator("file")
+    @classmethod
+    def _writable(cls, file: str) -> str:
+        # Checked before start: the file is written when the run ends, too late to say so.
+        problem = writable_file_problem(Path(file))
+        if problem is not None:
+            raise fail(problem)
+        return file
 
 
 class TracerComponent(Component):

@@ -1,6 +1,6 @@
 """The transport's side of ``ps`` and of owners in ``info``: what the other processes are.
 
-Each process declares a queryable ``sengen/v1/@about/<zid>`` that answers on request with its
+Each process declares a queryable ``sengen/v2/<identity>/@info`` that answers on request with its
 :class:`ProcessInfo` as JSON (app, pid, host, run mode, components, object count). Asked with
 the parameters ``bus`` and ``name`` (base64url), it also names the component that owns that
 object. Nothing is sent per object or per cycle: a process pays only when someone asks. A
@@ -20,13 +20,12 @@ import zenoh
 
 from sengen.runtime import Object, RemoteProxy
 from sengen.runtime.components.transport.handles import RemoteHandle
-from sengen.runtime.components.transport.link import PREFIX
+from sengen.runtime.components.transport.link import INFO_ANY, identity_in, info_key
 from sengen.runtime.kernel.extension import Answer, ProcessInfo
 
 _log = logging.getLogger("sengen.transport")
 
 ASK_TIMEOUT = 1.0  # s: how long a question waits for the processes' answers
-ABOUT = f"{PREFIX}/@about"
 
 
 def _text(value: str) -> str:
@@ -55,7 +54,7 @@ class Directory:
         self._me = me
         self._owner_of = owner_of
         self._peers = peers
-        self.queryable = session.declare_queryable(f"{ABOUT}/{zid}", self._answer)
+        self.queryable = session.declare_queryable(info_key(zid), self._answer)
 
     def _answer(self, query: zenoh.Query) -> None:
         """A Zenoh thread: a malformed question is answered without an owner."""
@@ -67,7 +66,7 @@ class Directory:
         except (ValueError, UnicodeDecodeError):
             pass
         try:
-            query.reply(f"{ABOUT}/{self._zid}", self._me(component).encode())
+            query.reply(info_key(self._zid), self._me(component).encode())
         except zenoh.ZError:  # the asker or this session went meanwhile
             pass
         except Exception:  # a bug: logged, never raised into Zenoh's thread
@@ -75,7 +74,7 @@ class Directory:
 
     def ask_processes(self) -> Answer:
         answer = Answer()
-        self._start(f"{ABOUT}/*", answer, everyone=True)
+        self._start(INFO_ANY, answer, everyone=True)
         return answer
 
     def ask_owner(self, obj: Object) -> Answer | None:
@@ -84,26 +83,40 @@ class Directory:
             return None
         answer = Answer()
         selector = zenoh.Selector(
-            f"{ABOUT}/{handle.zid}", {"bus": _text(handle.bus), "name": _text(handle.name)}
+            info_key(handle.zid), {"bus": _text(handle.bus), "name": _text(handle.name)}
         )
         self._start(str(selector), answer, everyone=False)
         return answer
 
-    def _start(self, selector: str, answer: Answer, everyone: bool) -> None:
+    def ask_named(self, bus: str, name: str) -> Answer:
+        """Every process is asked; only the owners keep their answer (this one included)."""
+        answer = Answer()
+        selector = zenoh.Selector(INFO_ANY, {"bus": _text(bus), "name": _text(name)})
+        self._start(str(selector), answer, everyone=False, mine=(bus, name))
+        return answer
+
+    def _start(
+        self, selector: str, answer: Answer, everyone: bool, mine: tuple[str, str] | None = None
+    ) -> None:
         # A thread per question: Zenoh's get blocks until every answer or the timeout.
         thread = threading.Thread(
-            target=self._collect, args=(selector, answer, everyone), name="sengen-ask", daemon=True
+            target=self._collect,
+            args=(selector, answer, everyone, mine),
+            name="sengen-ask",
+            daemon=True,
         )
         thread.start()
 
-    def _collect(self, selector: str, answer: Answer, everyone: bool) -> None:
+    def _collect(
+        self, selector: str, answer: Answer, everyone: bool, mine: tuple[str, str] | None
+    ) -> None:
         found: dict[str, ProcessInfo] = {}
         try:
             for reply in self._session.get(selector, timeout=ASK_TIMEOUT):
                 sample = reply.ok
                 if sample is None:
                     continue
-                zid = str(sample.key_expr).rpartition("/")[2]
+                zid = identity_in(str(sample.key_expr))
                 info = ProcessInfo.decode(sample.payload.to_bytes())
                 if info is not None and zid != self._zid:
                     found[zid] = info
@@ -112,6 +125,10 @@ class Directory:
         finally:
             if everyone:
                 answer.processes = [self._me(""), *self._merge(found)]
+            elif mine is not None:  # who owns a name: this process too, without the network
+                owner = self._owner_of(*mine)
+                here = [self._me(owner)] if owner is not None else []
+                answer.processes = here + [i for i in found.values() if i.component]
             else:
                 answer.processes = list(found.values())
             answer.done.set()

@@ -119,6 +119,9 @@ class RemoteHandle:
         self.proxies: list[RemoteProxy] = []
         self.logs: list[Subscription] = []
         self._lock = lock
+        # An adapted class's change logs record the local version (evolution.md §7).
+        recorded = getattr(proxy_class, "_recorded_", None)
+        self._recorded = None if recorded is None else recorded(self)
 
     @property
     def address(self) -> str:
@@ -137,10 +140,13 @@ class RemoteHandle:
                 self.logs.append(subscription)
                 record: LogRecord = ("add", self.time, self, self.meta.qualified_name,
                                      dict(self._state))  # fmt: skip
+                if self._recorded is not None:
+                    state = self._recorded.state(self._state)
+                    record = ("add", self.time, self._recorded, self.meta.qualified_name, state)
             else:
                 if subscription in self.logs:
                     self.logs.remove(subscription)
-                record = ("remove", self.time, self, "", {})
+                record = ("remove", self.time, self._recorded or self, "", {})
             _post(subscription, record)
 
     def view_for(self, context: Context) -> Object:
@@ -202,8 +208,12 @@ class RemoteHandle:
         """The proxies and the change logs: a commit's dynamic properties (under the lock)."""
         for proxy in self.proxies:
             proxy._receive_state_(dynamic, time)
+        if self.logs and self._recorded is not None:
+            record: LogRecord = ("set", time, self._recorded, "", self._recorded.changes(dynamic))
+        else:
+            record = ("set", time, self, "", dynamic)
         for subscription in self.logs:
-            _post(subscription, ("set", time, self, "", dynamic))
+            _post(subscription, record)
 
     def settle(self) -> None:
         """Take the changes held encoded into the state (under the lock)."""
@@ -219,7 +229,11 @@ class RemoteHandle:
             logs = list(self.logs)
         for proxy in proxies:
             proxy._receive_event_(name, args, time)
-        if logs:
+        if logs and self._recorded is not None:
+            local = self._recorded.event(name, args)
+            for subscription in logs if local is not None else ():
+                _post(subscription, ("event", time, self._recorded, name, local))
+        elif logs:
             event = self.meta.event(name)
             assert event is not None
             named = {a.stl_name: v for a, v in zip(event.args, args, strict=True)}

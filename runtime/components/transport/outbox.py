@@ -7,7 +7,9 @@ the owner's thread (:class:`ImmediateContext`): the full state when an object st
 the changed properties of each commit, the events and the removal, all in the owner's commit
 order, so the frames leave in an order in which the snapshot always precedes the updates and a
 call's result follows the updates of its commit. The records of one commit leave as one message
-(``wire.Batch``). The calls that process sends to the objects it holds run on their owners
+(``wire.Batch``), or, when too long for one, as ``wire.Part`` messages ended by a ``wire.Batch``
+at the owner's commit end (``flush``), which the receiver applies whole; each owner builds its
+messages apart. The calls that process sends to the objects it holds run on their owners
 (:meth:`Outbox.invoke`) and answer on the same stream.
 
 The subscriber's side is :mod:`~sengen.runtime.components.transport.handles`.
@@ -151,10 +153,15 @@ class Outbox:
         self._send = send
         self._limit = limit  # maxMessageBytes
         self._header = wire.Batch.header(sender)
+        self._part = wire.Part.header(sender)  # a message whose commit goes on in the next
         # A message may take this many bytes, leaving room for a step stamp.
         self._room = limit - wire.envelope(sender) + len(self._header)
         self._soon = min(_SOON, self._room)  # a message this long goes at once
-        self._message = bytearray(self._header)  # being built (under the lock)
+        # The message being built for each owner (under the lock): owners commit on threads of
+        # their own, and a message never ends one owner's commit in the middle of another's.
+        self._messages: dict[Context | None, bytearray] = {}
+        self._owner: Context | None = None  # whose message ``_message`` is
+        self._message = self._messages[None] = bytearray(self._header)
         self._discovery = _RemoteDiscovery(ImmediateContext("transport"), space)
         self._subscriptions: dict[int, Subscription] = {}
         self._holders: dict[NativeObject, list[int]] = {}  # which interests hold an object
@@ -206,6 +213,7 @@ class Outbox:
         with self._lock:
             if not self._owners.get(owner):
                 return False
+            self._select(owner)
             encoded = self._alike(owner, changed) or self._each(changed)
             if encoded.ends:
                 self._place(time, encoded)
@@ -277,7 +285,7 @@ class Outbox:
         per_change, count = wire.Changes.PER_CHANGE, len(encoded.ends)
         size = wire.Changes.FIXED + per_change * count + encoded.ends[-1]
         if len(self._message) + size > self._soon and len(self._message) > len(self._header):
-            self._flush()
+            self._flush(final=False)
         if len(self._message) + size <= self._soon:
             self._changes(time, encoded)
             return
@@ -289,7 +297,7 @@ class Outbox:
             end = bisect.bisect_right(taken, taken[start] + room, start + 1) - 1
             if end == start:  # not one more change fits in this message
                 if len(self._message) > len(self._header):
-                    self._flush()
+                    self._flush(final=False)
                     continue
                 end = start + 1
             self._changes(time, encoded.part(start, end))
@@ -308,6 +316,7 @@ class Outbox:
         emitted: list[tuple[NativeObject, EventMeta, tuple[Any, ...]]],
     ) -> None:
         with self._lock:
+            self._select(owner)
             exposed = self._wire
             for obj, meta, args in emitted:
                 found = exposed.get(obj)
@@ -322,15 +331,31 @@ class Outbox:
                 self._add(frame.item(), functools.partial(_event_what, obj, meta))
 
     def flush(self) -> None:
+        """The end of the commit (or kernel work) of the owner on this thread: its message
+        goes (every owner's, off an owner's thread)."""
+        owner = Context.current()
         with self._lock:
-            self._flush()
+            for key in list(self._messages) if owner is None else [owner, None]:
+                if key in self._messages:
+                    self._select(key)
+                    self._flush()
+
+    def _select(self, owner: Context | None) -> None:
+        """Build ``owner``'s message from now on (under the lock)."""
+        if owner is not self._owner:
+            self._owner = owner
+            message = self._messages.get(owner)
+            if message is None:
+                message = self._messages[owner] = bytearray(self._header)
+            self._message = message
 
     def _records(self, iid: int, records: list[LogRecord]) -> None:
         """An owner's additions and removals of one commit (or piece of kernel work), on the
-        owner's thread; they end the commit's message."""
+        owner's thread; they end the commit's message, which its :meth:`flush` sends."""
         with self._lock:
             if iid not in self._subscriptions:
                 return  # closed while the owner was answering
+            self._select(Context.current())
             for kind, time, owner, _, values in records:
                 obj = cast(NativeObject, owner)  # owners log their own objects only
                 start = len(self._message)
@@ -342,7 +367,6 @@ class Outbox:
                 except (ValueError, TypeError) as error:  # a value checks let through
                     del self._message[start:]
                     _log.error("%s of %s not sent: %s", kind, obj._address_, error)
-            self._flush()
 
     def _expose(self, iid: int, time: int, obj: NativeObject, state: dict[str, Any]) -> None:
         """``obj`` matches interest ``iid``: its publication, with its full state (under the
@@ -397,7 +421,7 @@ class Outbox:
         never fit is logged and not sent."""
         message = self._message
         if len(message) <= self._room:
-            self._flush()
+            self._flush(final=False)
             return
         item = message[start:]
         del message[start:]
@@ -407,14 +431,17 @@ class Outbox:
                 len(item) + wire.envelope(self.sender), what(), self._limit,
             )  # fmt: skip
             return
-        self._flush()
+        self._flush(final=False)
         self._message += item
 
-    def _flush(self) -> None:
-        """Send the message being built (under the lock, so that messages keep their order)."""
+    def _flush(self, final: bool = True) -> None:
+        """Send the message being built (under the lock, so that messages keep their order):
+        ``final`` ends what it holds of a commit, else the commit goes on in the next one."""
         message = self._message
         if len(message) > len(self._header):
-            self._message = bytearray(self._header)
+            self._message = self._messages[self._owner] = bytearray(self._header)
+            if not final:
+                message[: len(self._part)] = self._part
             self._send(bytes(message), lambda: "a batch of frames")
 
     def _forget(self, obj: NativeObject) -> None:
@@ -492,6 +519,7 @@ class Outbox:
                 self.sender, call_id, wire.FAILED, "MessageTooLarge", text, b""
             ).item()
         with self._lock:
+            self._select(target._ctx_ if target is not None else None)
             self._add(item, lambda: "a call result")
             self._flush()
 

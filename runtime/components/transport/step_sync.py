@@ -7,8 +7,9 @@ END(k) of the kernels the master named, then hands the held frames of steps up t
 (step, kernel id, order of sending) order, and opens the interests those markers carry. So
 what a drain sees never depends on network timing. Kernels stepped by another master (or by
 none) are outside the guarantee: what they send is handed over at the next hand-over whatever
-its stamp, and their stepped interests open there from their tokens, since no END marker of
-theirs comes here. :class:`RemoteClock` is how a master drives a kernel clock of another process.
+its stamp, and their stepped interests open there from their announcements (``wire.Interest``),
+since no END marker of theirs comes here. :class:`RemoteClock` is how a master drives a kernel
+clock of another process.
 """
 
 from __future__ import annotations
@@ -17,15 +18,25 @@ import itertools
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sengen.runtime import Call, Duration, RemoteProxy, TimeStamp
 from sengen.runtime.components.transport import wire
 from sengen.runtime.components.transport.handles import RemoteHandle
-from sengen.runtime.components.transport.link import InterestToken
 from sengen.runtime.kernel.extension import Context, KernelClock, StepPlan
 
 _log = logging.getLogger("sengen.transport")
+
+
+@dataclass(frozen=True)
+class InterestToken:
+    """Another process's interest as it announced it (``wire.Interest``)."""
+
+    zid: str
+    iid: int
+    step: int | None  # None: a real-time subscriber's
+    text: str
 
 
 class Exchange(Protocol):

@@ -1,11 +1,14 @@
 """The frames the transport exchanges between processes (runtime.md §8.1, §8.2).
 
-Every message starts with a magic, a version and a kind, then the sender's Zenoh id, then the
-frame's body: fixed fields and length-prefixed strings; property values, call arguments, results
-and event arguments are the class codec's bytes (``codec.ClassCodec``). A :class:`Batch` carries
-many frames of one sender in one message, each as its kind, its body's length and its body: what
-one owner's commit shows another process travels as one message, so that a commit of many changes
-costs one Zenoh put and one callback, not one per change. Decoding never trusts the peer: every
+Every message starts with a magic, a version and a kind, then the sender's identity (which a
+receiver checks against the key the message arrived on: a frame naming another sender is
+dropped), then the frame's body: fixed fields and length-prefixed strings; property values, call
+arguments, results and event arguments are the class codec's bytes (``codec.ClassCodec``). A
+:class:`Batch` carries many frames of one sender in one message, each as its kind, its body's
+length and its body: what one owner's commit shows another process travels as one message, so
+that a commit of many changes costs one Zenoh put and one callback, not one per change, and is
+applied whole. A commit too long for one message goes as :class:`Part` messages ended by a
+:class:`Batch`: the receiver applies them together. Decoding never trusts the peer: every
 length is checked against the frame and every failure is a :class:`WireError`, which the
 transport logs and drops (a malformed frame must never crash or corrupt a kernel).
 """
@@ -488,23 +491,122 @@ class Batch(_Frame):
     def items(self) -> Iterator[tuple[int, int, int]]:
         """Kind, start and end in ``data`` of each frame's body, checked as they come: a
         :class:`WireError` ends the batch, the frames before it stand."""
-        data, pos, end = self.data, self.start, len(self.data)
-        while pos < end:
-            if pos + ITEM_HEAD > end:
-                raise WireError(f"batch item truncated at byte {pos}")
-            kind, size = _ITEM.unpack_from(data, pos)
-            if kind not in _IN_BATCH:
-                raise WireError(f"frame kind {kind} in a batch")
-            pos += ITEM_HEAD
-            if pos + size > end:
-                raise WireError(f"batch item of {size} bytes truncated at byte {pos}")
-            yield kind, pos, pos + size
-            pos += size
+        return items_of(self.data, self.start)
 
     @classmethod
     def read(cls, sender: str, r: _Reader) -> Batch:
         start, r.pos = r.pos, len(r.data)
         return cls(sender, r.data, start)
+
+
+def items_of(data: bytes, start: int) -> Iterator[tuple[int, int, int]]:
+    """Kind, start and end in ``data`` of each frame's body of a :class:`Batch` or :class:`Part`
+    message from ``start`` on, checked as they come: a :class:`WireError` ends the message, the
+    frames before it stand."""
+    pos, end = start, len(data)
+    while pos < end:
+        if pos + ITEM_HEAD > end:
+            raise WireError(f"batch item truncated at byte {pos}")
+        kind, size = _ITEM.unpack_from(data, pos)
+        if kind not in _IN_BATCH:
+            raise WireError(f"frame kind {kind} in a batch")
+        pos += ITEM_HEAD
+        if pos + size > end:
+            raise WireError(f"batch item of {size} bytes truncated at byte {pos}")
+        yield kind, pos, pos + size
+        pos += size
+
+
+@dataclass(frozen=True, slots=True)
+class Interest(_Frame):
+    """An interest of the sender opened (``opened``) or closed: ``step`` is -1 for a real-time
+    subscriber's, the step a stepped one opened it in otherwise (runtime.md §6.8)."""
+
+    KIND: ClassVar[int] = 12
+    sender: str
+    iid: int
+    opened: bool
+    step: int
+    text: str
+
+    def body(self) -> bytes:
+        return _Writer().u32(self.iid).u8(int(self.opened)).i64(self.step).text(self.text).rest()
+
+    @classmethod
+    def read(cls, sender: str, r: _Reader) -> Interest:
+        iid, opened, step, text = r.u32(), r.u8(), r.i64(), r.text()
+        if opened > 1 or step < -1:
+            raise WireError(f"bad interest flag {opened} or step {step}")
+        _end(r)
+        return cls(sender, iid, bool(opened), step, text)
+
+
+@dataclass(frozen=True, slots=True)
+class Names(_Frame):
+    """Objects of the sender on ``bus`` announced (name and registration wall time, ns) and
+    withdrawn (names), by one commit: duplicate names across processes, detected buses."""
+
+    KIND: ClassVar[int] = 13
+    sender: str
+    bus: str
+    added: tuple[tuple[str, int], ...]
+    withdrawn: tuple[str, ...]
+
+    def body(self) -> bytes:
+        w = _Writer().text(self.bus).u32(len(self.added))
+        for name, registered in self.added:
+            w.text(name).i64(registered)
+        w.u32(len(self.withdrawn))
+        for name in self.withdrawn:
+            w.text(name)
+        return w.rest()
+
+    @classmethod
+    def read(cls, sender: str, r: _Reader) -> Names:
+        bus, count = r.text(), r.u32()
+        if count > len(r.data):
+            raise WireError(f"bad name count {count}")
+        added = tuple((r.text(), r.i64()) for _ in range(count))
+        count = r.u32()
+        if count > len(r.data):
+            raise WireError(f"bad name count {count}")
+        withdrawn = tuple(r.text() for _ in range(count))
+        _end(r)
+        return cls(sender, bus, added, withdrawn)
+
+
+@dataclass(frozen=True, slots=True)
+class Part(Batch):
+    """A :class:`Batch` whose commit goes on in the next message: held by the receiver until
+    the :class:`Batch` that ends it, then applied with it."""
+
+    KIND: ClassVar[int] = 14
+
+    @staticmethod
+    def header(sender: str) -> bytes:
+        return _header(Part.KIND, sender)
+
+    @classmethod
+    def read(cls, sender: str, r: _Reader) -> Part:
+        start, r.pos = r.pos, len(r.data)
+        return cls(sender, r.data, start)
+
+
+@dataclass(frozen=True, slots=True)
+class Hello(_Frame):
+    """The sender saw the receiver join: the receiver announces its interests and names again,
+    on its ``@all`` key, which the sender is known by then to hear."""
+
+    KIND: ClassVar[int] = 15
+    sender: str
+
+    def body(self) -> bytes:
+        return b""
+
+    @classmethod
+    def read(cls, sender: str, r: _Reader) -> Hello:
+        _end(r)
+        return cls(sender)
 
 
 Frame = (
@@ -519,6 +621,10 @@ Frame = (
     | StepOrder
     | Bye
     | Batch
+    | Interest
+    | Names
+    | Part
+    | Hello
 )
 _KINDS: dict[int, type[Frame]] = {
     k.KIND: k
@@ -534,11 +640,15 @@ _KINDS: dict[int, type[Frame]] = {
         StepOrder,
         Bye,
         Batch,
+        Interest,
+        Names,
+        Part,
+        Hello,
     )
 }
 
 
-_IN_BATCH = frozenset(_KINDS) - {Stamped.KIND, Batch.KIND}
+_IN_BATCH = frozenset(_KINDS) - {Stamped.KIND, Batch.KIND, Part.KIND}
 
 
 def _end(r: _Reader) -> None:

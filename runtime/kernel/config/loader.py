@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import types
 import typing
 from collections.abc import Hashable, Iterable, Sequence
@@ -115,6 +116,25 @@ def _finish(loader: TreeLoader, tree: PMap | None, source: str) -> Config:
     if loader.problems or tree is None:
         raise ConfigurationError([p.render() for p in loader.problems])
     return _Validator(tree, source).run()
+
+
+def writable_file_problem(path: Path) -> str | None:
+    """Why a file that will be written at run time (a log, a recording) cannot be, checked
+    before start so that the run does not fail midway; None when it can be. Missing parent
+    folders are fine (they are created) when the nearest existing one is a writable folder."""
+    shown = path.as_posix()
+    if path.is_dir():
+        return f"'{shown}' is a folder, not a file"
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"'{shown}' is not writable"
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"'{shown}' cannot be created: '{parent.as_posix()}' is not a folder"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"'{shown}' cannot be created: '{parent.as_posix()}' is not writable"
+    return None
 
 
 def unknown_key(key: str, candidates: Iterable[str]) -> str:
@@ -294,6 +314,14 @@ class _Validator:
             self.error(where, "clockMaster cannot be used with runMode virtualTimeRunning")
         elif kernel.clock_master and kernel.run_mode in ("realTime", "startAndStop"):
             self.info(where, f"clockMaster ignored under runMode {kernel.run_mode}")
+        log_file = kernel.log_config.file
+        if log_file is not None:
+            problem = writable_file_problem(Path(log_file.path))
+            if problem is not None:
+                place: KeyPath = ("kernel", "logConfig", "file")
+                if isinstance(log, dict) and isinstance(log.get("file"), dict):
+                    place = (*place, "path")
+                self.error(place, problem)
         return kernel
 
     def entries(

@@ -177,6 +177,11 @@ class KernelConfig(_Model):
     shutdown_timeout: Annotated[
         Duration, PlainValidator(_duration), Field(alias="shutdownTimeout")
     ] = Duration(5 * 10**9)
+    # The timeout of a call made without ``timeout=`` (in the caller's time: virtual under
+    # stepping), so that a call whose answer is lost fails instead of waiting forever; 0: none.
+    call_timeout: Annotated[Duration, PlainValidator(_duration), Field(alias="callTimeout")] = (
+        Duration(30 * 10**9)
+    )
 
     @field_validator("clock_name")
     @classmethod
@@ -191,6 +196,13 @@ class KernelConfig(_Model):
     def _positive_timeout(cls, value: Duration) -> Duration:
         if value.ns <= 0:
             raise fail("shutdownTimeout must be > 0")
+        return value
+
+    @field_validator("call_timeout")
+    @classmethod
+    def _call_timeout(cls, value: Duration) -> Duration:
+        if value.ns < 0:
+            raise fail("callTimeout must be >= 0 (0: no default timeout)")
         return value
 
     @model_validator(mode="after")

@@ -7,13 +7,17 @@ item, the file that supplied it, so that errors found after merging name the rig
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 import yaml
 
-from sengen.runtime.kernel.config.envsubst import substitute_env
+from sengen.runtime.errors import SengenError
+from sengen.runtime.kernel.config.envsubst import EnvError, substitute_env
+from sengen.runtime.kernel.config.yamlread import parse_yaml
 
 KeyPath = tuple[str | int, ...]
 
@@ -193,6 +197,41 @@ def _merge_named(base: PList, over: PList) -> PList:
 # -- reading files ---------------------------------------------------------------------------------
 
 INVALID_INCLUDE = "invalid include (expecting a file name or a list of file names)"
+# Far beyond any real layout, far below Python's recursion limit (each level recurses).
+MAX_INCLUDE_DEPTH: Final = 50
+# A configuration is a few kilobytes; reading a larger file whole would only cost memory.
+MAX_FILE_BYTES: Final = 16 * 2**20
+
+
+class UnreadableFile(SengenError):
+    """Why a configuration file cannot be read, in the words of a message."""
+
+
+class _Missing(UnreadableFile):
+    """The file does not exist."""
+
+
+def read_text(path: Path) -> str:
+    """The text of a configuration file. A folder, a device (``/dev/zero``), a FIFO or a huge
+    file is refused before it is opened: reading one would fail obscurely, block or never end."""
+    try:
+        info = path.stat()
+    except FileNotFoundError as exc:
+        raise _Missing(exc.strerror or "not found") from None
+    except OSError as exc:
+        raise UnreadableFile(exc.strerror or str(exc)) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise UnreadableFile("is a folder, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise UnreadableFile("is not a regular file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise UnreadableFile(f"is larger than {MAX_FILE_BYTES // 2**20} MiB")
+    try:
+        return path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise UnreadableFile(exc.strerror or str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise UnreadableFile(str(exc)) from None
 
 
 @dataclass
@@ -204,12 +243,8 @@ class TreeLoader:
     def load_path(self, path: Path) -> PMap | None:
         name = display(path)
         try:
-            text = path.read_bytes().decode("utf-8")
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            self._error(name, (), f"cannot read configuration file '{name}': {reason}")
-            return None
-        except UnicodeDecodeError as exc:
+            text = read_text(path)
+        except UnreadableFile as exc:
             self._error(name, (), f"cannot read configuration file '{name}': {exc}")
             return None
         return self.load_text(text, name, path.parent, (path.resolve(),))
@@ -217,7 +252,11 @@ class TreeLoader:
     def load_text(
         self, text: str, name: str, folder: Path, chain: tuple[Path, ...] = ()
     ) -> PMap | None:
-        text, missing = substitute_env(text)
+        try:
+            text, missing = substitute_env(text)
+        except EnvError as exc:
+            self._error(name, (), str(exc))
+            return None
         for variable in missing:
             self._error(
                 name,
@@ -227,7 +266,7 @@ class TreeLoader:
         if missing:
             return None
         try:
-            data = yaml.safe_load(text)
+            data = parse_yaml(text)
         except yaml.MarkedYAMLError as exc:
             problem = exc.problem or exc.context or "syntax error"
             mark = exc.problem_mark or exc.context_mark
@@ -236,9 +275,6 @@ class TreeLoader:
             return None
         except yaml.YAMLError as exc:
             self._error(name, (), f"invalid YAML: {str(exc).splitlines()[0]}")
-            return None
-        except RecursionError:
-            self._error(name, (), "invalid YAML: recursive alias")
             return None
         if data is None:
             data = {}
@@ -286,16 +322,24 @@ class TreeLoader:
                 names[0] = name
             self._error(name, key, "include cycle: " + " -> ".join(names))
             return None
-        if not path.is_file():
+        if len(chain) >= MAX_INCLUDE_DEPTH:
+            first = display(chain[0]) if chain else name
+            self._error(
+                name,
+                key,
+                f"includes nested more than {MAX_INCLUDE_DEPTH} files deep"
+                f" ({first} -> ... -> {name} -> {target})",
+            )
+            return None
+        try:
+            text = read_text(path)
+        except _Missing:
             self._error(name, key, f"included file '{target}' not found")
             return None
-        sub_name = display(path)
-        try:
-            text = path.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            self._error(sub_name, (), f"cannot read configuration file '{sub_name}': {reason}")
+        except UnreadableFile as exc:
+            self._error(name, key, f"included file '{target}' {exc}")
             return None
+        sub_name = display(path)
         return self.load_text(text, sub_name, path.parent, (*chain, resolved))
 
     def _error(self, file: str, path: KeyPath, message: str) -> None:

@@ -15,6 +15,11 @@ from sengen.runtime.errors import SengenError
 from .evaluate import Query, _constant, _is_number
 from .syntax import Between, Binary, BinaryOp, Expr, In, Literal, Unary, Variable, _quote
 
+# Hostile or generated text must not exhaust the stack: the parser recurses for each parenthesis
+# and prefix operator (eight frames each), the evaluator once per level of the tree (a chain of
+# ``a OR b OR ...`` is as deep as it is long). Both limits are far beyond a written query.
+MAX_NESTING: Final = 50
+MAX_DEPTH: Final = 200
 KEYWORDS: Final = frozenset({"SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "BETWEEN", "IN"})
 _BOOLEANS: Final = {"true": True, "false": False}
 
@@ -40,8 +45,18 @@ def _format_error(message: str, text: str | None, position: int | None) -> str:
     where = f"column {column}"
     if "\n" in text:
         where = f"line {text.count(chr(10), 0, position) + 1}, {where}"
-    pad = "".join("\t" if c == "\t" else " " for c in line[: column - 1])
-    return f"{message} at {where}\n  {line}\n  {pad}^"
+    before, after = line[: column - 1], line[column - 1 :]
+    # A long line (a generated query) is shown around the place only.
+    if len(before) > _SHOWN_BEFORE:
+        before = "..." + before[-_SHOWN_BEFORE:]
+    if len(after) > _SHOWN_AFTER:
+        after = after[:_SHOWN_AFTER] + "..."
+    pad = "".join("\t" if c == "\t" else " " for c in before)
+    return f"{message} at {where}\n  {before}{after}\n  {pad}^"
+
+
+_SHOWN_BEFORE: Final = 60
+_SHOWN_AFTER: Final = 40
 
 
 # -- lexer ------------------------------------------------------------------------------------
@@ -189,6 +204,13 @@ class _Parser:
         self.text = text
         self.tokens = _tokenize(text)
         self.index = 0
+        self.nesting = 0
+
+    def nested(self, token: _Token) -> None:
+        """Enter one more level of parenthesis or prefix operator."""
+        self.nesting += 1
+        if self.nesting > MAX_NESTING:
+            raise self.error(f"query nested too deeply (more than {MAX_NESTING} levels)", token)
 
     @property
     def token(self) -> _Token:
@@ -236,6 +258,7 @@ class _Parser:
         where: Expr | None = None
         if self.accept("KEYWORD", "WHERE") is not None:
             where = self.expr()
+            self._check_depth(where)
         if self.token.kind != "END":
             raise self.expected(
                 "'WHERE' or end of query" if where is None else "an operator or end of query"
@@ -289,6 +312,20 @@ class _Parser:
             left = Binary(op, left, self.sum(), token.position)
         return left
 
+    def _check_depth(self, where: Expr) -> None:
+        """Refuse a tree deeper than :data:`MAX_DEPTH`, at its deepest place; iterative, as the
+        tree may be deep."""
+        stack: list[tuple[Expr, int]] = [(where, 1)]
+        while stack:
+            expr, depth = stack.pop()
+            if depth > MAX_DEPTH:
+                raise QueryError(
+                    f"query nested too deeply (more than {MAX_DEPTH} levels)",
+                    self.text,
+                    expr.position,
+                )
+            stack.extend((child, depth + 1) for child in _children(expr))
+
     def _check_bounds(self, low: Expr, high: Expr, token: _Token) -> None:
         """Literal bounds (variable-free) out of order are a parse error."""
         lo, hi = _constant(low), _constant(high)
@@ -317,12 +354,12 @@ class _Parser:
 
     def unary(self) -> Expr:
         token = self.token
-        if self.at("KEYWORD", "NOT") or self.at("OP", "!"):
+        if self.at("KEYWORD", "NOT") or self.at("OP", "!") or self.at("OP", "-"):
             self.advance()
-            return Unary("NOT", self.unary(), token.position)
-        if self.at("OP", "-"):
-            self.advance()
-            return Unary("-", self.unary(), token.position)
+            self.nested(token)
+            operand = self.unary()
+            self.nesting -= 1
+            return Unary("-" if token.text == "-" else "NOT", operand, token.position)
         return self.primary()
 
     def primary(self) -> Expr:
@@ -343,10 +380,24 @@ class _Parser:
             self.advance()
             return Variable(tuple(token.text.split(".")), token.position)
         if self.accept("OP", "(") is not None:
+            self.nested(token)
             inner = self.expr()
             self.expect("OP", ")")
+            self.nesting -= 1
             return inner
         raise self.expected("a value")
+
+
+def _children(expr: Expr) -> tuple[Expr, ...]:
+    if isinstance(expr, Unary):
+        return (expr.operand,)
+    if isinstance(expr, Binary):
+        return (expr.left, expr.right)
+    if isinstance(expr, Between):
+        return (expr.operand, expr.low, expr.high)
+    if isinstance(expr, In):
+        return (expr.operand, *expr.options)
+    return ()
 
 
 _COMPARISONS: Final[dict[str, BinaryOp]] = {"<": "<", "<=": "<=", ">": ">", ">=": ">="}

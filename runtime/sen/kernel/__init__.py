@@ -36,6 +36,20 @@ from .monitoring import ComponentMonitoringInfos as ComponentMonitoringInfos
 from .monitoring import KernelMonitoringInfo as KernelMonitoringInfo
 from .monitoring import MaybeTransportStats as MaybeTransportStats
 from .monitoring import TransportStats as TransportStats
+from .recorder import Recording as Recording
+from .recorder import RecordingBase as RecordingBase
+from .recorder import RecordingBaseEvents as RecordingBaseEvents
+from .recorder import RecordingEvents as RecordingEvents
+from .recorder import RecordingLocalProxy as RecordingLocalProxy
+from .recorder import RecordingRemoteProxy as RecordingRemoteProxy
+from .recorder import RecordingState as RecordingState
+from .replay import Replay as Replay
+from .replay import ReplayBase as ReplayBase
+from .replay import ReplayBaseEvents as ReplayBaseEvents
+from .replay import ReplayEvents as ReplayEvents
+from .replay import ReplayLocalProxy as ReplayLocalProxy
+from .replay import ReplayRemoteProxy as ReplayRemoteProxy
+from .replay import ReplayState as ReplayState
 
 __all__ = [
     "BuildInfo",
@@ -53,6 +67,20 @@ __all__ = [
     "MaybeDuration",
     "MaybeTransportStats",
     "Names",
+    "Recording",
+    "RecordingBase",
+    "RecordingBaseEvents",
+    "RecordingEvents",
+    "RecordingLocalProxy",
+    "RecordingRemoteProxy",
+    "RecordingState",
+    "Replay",
+    "ReplayBase",
+    "ReplayBaseEvents",
+    "ReplayEvents",
+    "ReplayLocalProxy",
+    "ReplayRemoteProxy",
+    "ReplayState",
     "RunMode",
     "TransportStats",
     "VirtualClock",

@@ -3,163 +3,54 @@
 
 from __future__ import annotations
 
-import dataclasses as _dc
 import enum as _enum
 import typing as _t
 
 from sengen.runtime import abi as _rt
 
-_rt.check_interface(1, __name__)
-_SCOPE = _rt.scope_of(__name__, 3)
+_rt.check_interface(2, __name__)
+_M = _rt.Module(__name__, package="sen.kernel", file="sen/kernel/basic_types.stl", depth=3)
 
 
 class RunMode(_enum.Enum):
     """How the kernel advances time."""
 
-    realTime = 0
-    """components cycle on the wall clock"""
-    virtualTime = 1
-    """stepped components wait for steps of a virtual clock"""
-    virtualTimeRunning = 2
-    """the kernel steps itself as fast as it can"""
-    startAndStop = 3
-    """start every group, wait 100 ms, stop: a smoke test"""
+    realTime = _rt.enumerator(0, doc="components cycle on the wall clock")
+    virtualTime = _rt.enumerator(1, doc="stepped components wait for steps of a virtual clock")
+    virtualTimeRunning = _rt.enumerator(2, doc="the kernel steps itself as fast as it can")
+    startAndStop = _rt.enumerator(3, doc="start every group, wait 100 ms, stop: a smoke test")
 
 
-META_RunMode = _rt.EnumMeta(
-    "sen.kernel.RunMode",
-    "How the kernel advances time.",
-    0xBDADEED258CF9810,
-    storage=_rt.U8,
-    enumerators=(
-        _rt.EnumeratorMeta("realTime", "realTime", 0, "components cycle on the wall clock"),
-        _rt.EnumeratorMeta(
-            "virtualTime", "virtualTime", 1, "stepped components wait for steps of a virtual clock"
-        ),
-        _rt.EnumeratorMeta(
-            "virtualTimeRunning",
-            "virtualTimeRunning",
-            2,
-            "the kernel steps itself as fast as it can",
-        ),
-        _rt.EnumeratorMeta(
-            "startAndStop", "startAndStop", 3, "start every group, wait 100 ms, stop: a smoke test"
-        ),
-    ),
-    py_class=RunMode,
-)
-_rt.registry.register_type(_SCOPE, __name__, META_RunMode)
+META_RunMode = _rt.enum_meta(RunMode, module=_M, storage=_rt.U8, hash=0xBDADEED258CF9810)
 
 
-@_dc.dataclass(frozen=True, slots=True, init=False)
+@_rt.struct(module=_M, hash=0xDBCE1F1497087103)
 class BuildInfo:
     """What was built and what runs it."""
 
     META: _t.ClassVar[_rt.StructMeta]
-    version: str
-    """the sengen version"""
-    python: str
-    """the Python implementation and version"""
-
-    def __init__(self, version: str, python: str) -> None:
-        s = _SET_BuildInfo
-        s[0](self, version)
-        s[1](self, python)
-
-
-_SET_BuildInfo = _rt.slot_setters(BuildInfo, ("version", "python"))
-BuildInfo.META = _rt.StructMeta(
-    "sen.kernel.BuildInfo",
-    "What was built and what runs it.",
-    0xDBCE1F1497087103,
-    parent=None,
-    fields=(
-        _rt.FieldMeta("version", "version", _rt.STRING, "the sengen version"),
-        _rt.FieldMeta("python", "python", _rt.STRING, "the Python implementation and version"),
-    ),
-    py_class=BuildInfo,
-)
-_rt.registry.register_type(_SCOPE, __name__, BuildInfo.META)
+    version: str = _rt.field(_rt.STRING, doc="the sengen version")
+    python: str = _rt.field(_rt.STRING, doc="the Python implementation and version")
 
 
 Names: _t.TypeAlias = tuple[str, ...]
-"""Sequence sen.kernel.Names."""
-META_Names = _rt.SequenceMeta(
-    "sen.kernel.Names",
-    "",
-    0xAB22A49CC1750378,
-    element=_rt.STRING,
-    max_size=None,
-    is_bytes=False,
-)
-_rt.registry.register_type(_SCOPE, __name__, META_Names)
+META_Names = _M.sequence("Names", element=_rt.STRING, hash=0xAB22A49CC1750378)
 
 
 MaybeDuration: _t.TypeAlias = _rt.Duration | None
-"""Optional sen.kernel.MaybeDuration."""
-META_MaybeDuration = _rt.OptionalMeta(
-    "sen.kernel.MaybeDuration",
-    "",
-    0x9084D19711C7A825,
-    target=_rt.DURATION,
-)
-_rt.registry.register_type(_SCOPE, __name__, META_MaybeDuration)
+META_MaybeDuration = _M.optional("MaybeDuration", target=_rt.DURATION, hash=0x9084D19711C7A825)
 
 
 MaybeCount: _t.TypeAlias = int | None
-"""Optional sen.kernel.MaybeCount."""
-META_MaybeCount = _rt.OptionalMeta(
-    "sen.kernel.MaybeCount",
-    "",
-    0x7C99302C09C50338,
-    target=_rt.I64,
-)
-_rt.registry.register_type(_SCOPE, __name__, META_MaybeCount)
+META_MaybeCount = _M.optional("MaybeCount", target=_rt.I64, hash=0x7C99302C09C50338)
 
 
-@_dc.dataclass(frozen=True, slots=True, init=False)
+@_rt.struct(module=_M, hash=0x6C1AB8DBCC37E532)
 class KernelParams:
     """The kernel parameters in effect."""
 
     META: _t.ClassVar[_rt.StructMeta]
-    run_mode: RunMode
-    """how time advances"""
-    clock_master: bool
-    """whether this kernel publishes the master clock"""
-    clock_name: str
-    """the name of the kernel clock object"""
-    clock_bus: str
-    """the bus the clocks are published on"""
-
-    def __init__(
-        self, run_mode: RunMode, clock_master: bool, clock_name: str, clock_bus: str
-    ) -> None:
-        s = _SET_KernelParams
-        s[0](self, run_mode)
-        s[1](self, clock_master)
-        s[2](self, clock_name)
-        s[3](self, clock_bus)
-
-
-_SET_KernelParams = _rt.slot_setters(
-    KernelParams, ("run_mode", "clock_master", "clock_name", "clock_bus")
-)
-KernelParams.META = _rt.StructMeta(
-    "sen.kernel.KernelParams",
-    "The kernel parameters in effect.",
-    0x6C1AB8DBCC37E532,
-    parent=None,
-    fields=(
-        _rt.FieldMeta("runMode", "run_mode", META_RunMode, "how time advances"),
-        _rt.FieldMeta(
-            "clockMaster",
-            "clock_master",
-            _rt.BOOL,
-            "whether this kernel publishes the master clock",
-        ),
-        _rt.FieldMeta("clockName", "clock_name", _rt.STRING, "the name of the kernel clock object"),
-        _rt.FieldMeta("clockBus", "clock_bus", _rt.STRING, "the bus the clocks are published on"),
-    ),
-    py_class=KernelParams,
-)
-_rt.registry.register_type(_SCOPE, __name__, KernelParams.META)
+    run_mode: RunMode = _rt.field(META_RunMode, doc="how time advances")
+    clock_master: bool = _rt.field(_rt.BOOL, doc="whether this kernel publishes the master clock")
+    clock_name: str = _rt.field(_rt.STRING, doc="the name of the kernel clock object")
+    clock_bus: str = _rt.field(_rt.STRING, doc="the bus the clocks are published on")

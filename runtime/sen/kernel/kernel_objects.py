@@ -11,132 +11,31 @@ from sengen.runtime import abi as _rt
 from . import basic_types as _sen__kernel__basic_types
 from . import monitoring as _sen__kernel__monitoring
 
-_rt.check_interface(1, __name__)
-_SCOPE = _rt.scope_of(__name__, 3)
-
-META_KernelApi = _rt.ClassMeta(
-    "sen.kernel.KernelApi",
-    "The kernel, as an object: published as 'api' on kernel.bus.",
-    "sen/kernel/kernel_objects.stl:7",
-    parent=None,
-    is_abstract=False,
-    instantiable=False,
-    properties=(
-        _rt.PropertyMeta(
-            "buildInfo",
-            "build_info",
-            _sen__kernel__basic_types.BuildInfo.META,
-            _rt.Category.STATIC_RW,
-            _rt.Transport.MULTICAST,
-            False,
-            (),
-            "What was built and what runs it.",
-        ),
-    ),
-    methods=(
-        _rt.MethodMeta(
-            "shutdown",
-            "shutdown",
-            (),
-            None,
-            False,
-            _rt.Transport.CONFIRMED,
-            False,
-            False,
-            "Stop the kernel with exit code 0.",
-        ),
-        _rt.MethodMeta(
-            "getTypes",
-            "get_types",
-            (),
-            _sen__kernel__basic_types.META_Names,
-            True,
-            _rt.Transport.CONFIRMED,
-            False,
-            False,
-            "The qualified names of every registered type.",
-        ),
-        _rt.MethodMeta(
-            "getConfig",
-            "get_config",
-            (),
-            _sen__kernel__basic_types.KernelParams.META,
-            True,
-            _rt.Transport.CONFIRMED,
-            False,
-            False,
-            "The kernel parameters in effect.",
-        ),
-        _rt.MethodMeta(
-            "getUnits",
-            "get_units",
-            (),
-            _sen__kernel__basic_types.META_Names,
-            True,
-            _rt.Transport.CONFIRMED,
-            False,
-            False,
-            "The abbreviations of the known quantity units.",
-        ),
-        _rt.MethodMeta(
-            "fetchComponentMonitoringInfo",
-            "fetch_component_monitoring_info",
-            (),
-            _sen__kernel__monitoring.ComponentMonitoringInfo.META,
-            True,
-            _rt.Transport.CONFIRMED,
-            False,
-            False,
-            "The calling component's own monitoring entry.",
-        ),
-        _rt.MethodMeta(
-            "fetchMonitoringInfo",
-            "fetch_monitoring_info",
-            (),
-            _sen__kernel__monitoring.KernelMonitoringInfo.META,
-            True,
-            _rt.Transport.CONFIRMED,
-            False,
-            False,
-            "The monitoring entries of every component of this kernel.",
-        ),
-    ),
-    events=(),
-    constructor=(
-        _rt.ArgMeta(
-            "buildInfo",
-            "build_info",
-            _sen__kernel__basic_types.BuildInfo.META,
-            "What was built and what runs it.",
-        ),
-    ),
-    type_hash=0xDF6916E099BE33DE,
-    scope=_SCOPE,
-)
+_rt.check_interface(2, __name__)
+_M = _rt.Module(__name__, package="sen.kernel", file="sen/kernel/kernel_objects.stl", depth=3)
 
 
-class KernelApiEvents(_rt.Events):
-    """The events of :class:`KernelApi`: ``connect`` a callback to one of them."""
-
-    pass
+class KernelApiEvents(_rt.Events): ...
 
 
-class KernelApi(_rt.Object):
+class KernelApiBaseEvents(_rt.BaseEvents, KernelApiEvents): ...
+
+
+class KernelApi(_rt.Object, module=_M, line=7, hash=0xDF6916E099BE33DE, events=KernelApiEvents):
     """The kernel, as an object: published as 'api' on kernel.bus."""
 
-    __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = META_KernelApi
+    build_info: _rt.Prop[_sen__kernel__basic_types.BuildInfo] = _rt.prop(
+        _sen__kernel__basic_types.BuildInfo.META,
+        static=True,
+        doc="What was built and what runs it.",
+    )
 
     if _t.TYPE_CHECKING:
 
         @property
-        def build_info(self) -> _sen__kernel__basic_types.BuildInfo:
-            """What was built and what runs it."""
-            ...
-
-        @property
         def events(self) -> KernelApiEvents: ...
 
+    @_rt.method()
     def shutdown(
         self,
         *,
@@ -146,6 +45,7 @@ class KernelApi(_rt.Object):
         """Stop the kernel with exit code 0."""
         return self._call_("shutdown", (), on_result, timeout)
 
+    @_rt.method(returns=_sen__kernel__basic_types.META_Names, const=True)
     def get_types(
         self,
         *,
@@ -155,6 +55,7 @@ class KernelApi(_rt.Object):
         """The qualified names of every registered type."""
         return self._call_("getTypes", (), on_result, timeout)
 
+    @_rt.method(returns=_sen__kernel__basic_types.KernelParams.META, const=True)
     def get_config(
         self,
         *,
@@ -166,6 +67,7 @@ class KernelApi(_rt.Object):
         """The kernel parameters in effect."""
         return self._call_("getConfig", (), on_result, timeout)
 
+    @_rt.method(returns=_sen__kernel__basic_types.META_Names, const=True)
     def get_units(
         self,
         *,
@@ -175,6 +77,7 @@ class KernelApi(_rt.Object):
         """The abbreviations of the known quantity units."""
         return self._call_("getUnits", (), on_result, timeout)
 
+    @_rt.method(returns=_sen__kernel__monitoring.ComponentMonitoringInfo.META, const=True)
     def fetch_component_monitoring_info(
         self,
         *,
@@ -186,6 +89,7 @@ class KernelApi(_rt.Object):
         """The calling component's own monitoring entry."""
         return self._call_("fetchComponentMonitoringInfo", (), on_result, timeout)
 
+    @_rt.method(returns=_sen__kernel__monitoring.KernelMonitoringInfo.META, const=True)
     def fetch_monitoring_info(
         self,
         *,
@@ -198,252 +102,103 @@ class KernelApi(_rt.Object):
         return self._call_("fetchMonitoringInfo", (), on_result, timeout)
 
 
-class KernelApiBaseEvents(KernelApiEvents):
-    """The events of :class:`KernelApiBase`: the owner ``emit``s them."""
-
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {}
-
-
-class KernelApiBase(_rt.NativeObject, KernelApi):
-    """The implementation base of :class:`KernelApi`: subclass it and implement the ``*_impl`` hooks."""
-
-    # The values of the properties; type checkers see the read-only ones of KernelApi.
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("build_info",)
-
-    _STL_VIEW = True
-    _EVENTS = KernelApiBaseEvents
-
+class KernelApiBase(_rt.NativeObject, KernelApi, events=KernelApiBaseEvents):
     if _t.TYPE_CHECKING:
 
         @property
         def events(self) -> KernelApiBaseEvents: ...
-
-    def __init__(self, name: str, build_info: _sen__kernel__basic_types.BuildInfo) -> None:
-        super().__init__(name)
-        self._init_static("build_info", build_info)
+        def __init__(self, name: str, build_info: _sen__kernel__basic_types.BuildInfo) -> None: ...
 
     @_abc.abstractmethod
-    def shutdown_impl(self) -> None:
-        """Implement ``shutdown``."""
+    def shutdown_impl(self) -> None: ...
 
     @_abc.abstractmethod
-    def get_types_impl(self) -> _sen__kernel__basic_types.Names:
-        """Implement ``getTypes`` (const: must not change state)."""
+    def get_types_impl(self) -> _sen__kernel__basic_types.Names: ...
 
     @_abc.abstractmethod
-    def get_config_impl(self) -> _sen__kernel__basic_types.KernelParams:
-        """Implement ``getConfig`` (const: must not change state)."""
+    def get_config_impl(self) -> _sen__kernel__basic_types.KernelParams: ...
 
     @_abc.abstractmethod
-    def get_units_impl(self) -> _sen__kernel__basic_types.Names:
-        """Implement ``getUnits`` (const: must not change state)."""
+    def get_units_impl(self) -> _sen__kernel__basic_types.Names: ...
 
     @_abc.abstractmethod
     def fetch_component_monitoring_info_impl(
         self,
-    ) -> _sen__kernel__monitoring.ComponentMonitoringInfo:
-        """Implement ``fetchComponentMonitoringInfo`` (const: must not change state)."""
+    ) -> _sen__kernel__monitoring.ComponentMonitoringInfo: ...
 
     @_abc.abstractmethod
-    def fetch_monitoring_info_impl(self) -> _sen__kernel__monitoring.KernelMonitoringInfo:
-        """Implement ``fetchMonitoringInfo`` (const: must not change state)."""
+    def fetch_monitoring_info_impl(self) -> _sen__kernel__monitoring.KernelMonitoringInfo: ...
 
 
-class KernelApiLocalProxy(_rt.LocalProxy, KernelApi):
-    """A view of a :class:`KernelApi` owned by another component of this process."""
-
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("build_info",)
-
-    _STL_VIEW = True
-    _EVENTS = KernelApiEvents
+class KernelApiLocalProxy(_rt.LocalProxy, KernelApi): ...
 
 
-class KernelApiRemoteProxy(_rt.RemoteProxy, KernelApi):
-    """A view of a :class:`KernelApi` owned by another process."""
-
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("build_info",)
-
-    _STL_VIEW = True
-    _EVENTS = KernelApiEvents
+class KernelApiRemoteProxy(_rt.RemoteProxy, KernelApi): ...
 
 
-_rt.registry.register_class(
-    __name__, KernelApi, KernelApiBase, KernelApiLocalProxy, KernelApiRemoteProxy
-)
+class VirtualClockEvents(_rt.Events): ...
 
 
-META_VirtualClock = _rt.ClassMeta(
-    "sen.kernel.VirtualClock",
-    "A virtual clock.",
-    "sen/kernel/kernel_objects.stl:32",
-    parent=None,
-    is_abstract=True,
-    instantiable=False,
-    properties=(
-        _rt.PropertyMeta(
-            "time",
-            "time",
-            _rt.TIMESTAMP,
-            _rt.Category.DYNAMIC_RO,
-            _rt.Transport.MULTICAST,
-            False,
-            (),
-            "The clock's time.",
-        ),
-    ),
-    methods=(),
-    events=(),
-    constructor=(),
-    type_hash=0xE054A95166EDA6BC,
-    scope=_SCOPE,
-)
+class VirtualClockBaseEvents(_rt.BaseEvents, VirtualClockEvents): ...
 
 
-class VirtualClockEvents(_rt.Events):
-    """The events of :class:`VirtualClock`: ``connect`` a callback to one of them."""
-
-    pass
-
-
-class VirtualClock(_rt.Object):
+class VirtualClock(
+    _rt.Object,
+    module=_M,
+    line=32,
+    abstract=True,
+    hash=0xE054A95166EDA6BC,
+    events=VirtualClockEvents,
+):
     """A virtual clock."""
 
-    __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = META_VirtualClock
+    time: _rt.Prop[_rt.TimeStamp] = _rt.prop(_rt.TIMESTAMP, doc="The clock's time.")
 
     if _t.TYPE_CHECKING:
 
         @property
-        def time(self) -> _rt.TimeStamp:
-            """The clock's time."""
-            ...
-
-        @property
         def events(self) -> VirtualClockEvents: ...
-
-    def on_time_changed(self, callback: _t.Callable[[_rt.TimeStamp], None]) -> _rt.Connection:
-        """Call ``callback`` with the new value of ``time`` after each change."""
-        return self._on_changed_("time", callback)
-
-
-class VirtualClockBaseEvents(VirtualClockEvents):
-    """The events of :class:`VirtualClockBase`: the owner ``emit``s them."""
-
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {}
+        def on_time_changed(
+            self, callback: _t.Callable[[_rt.TimeStamp], None]
+        ) -> _rt.Connection: ...
 
 
-class VirtualClockBase(_rt.NativeObject, VirtualClock):
-    """The implementation base of :class:`VirtualClock`: subclass it."""
-
-    # The values of the properties; type checkers see the read-only ones of VirtualClock.
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("time",)
-
-    _STL_VIEW = True
-    _EVENTS = VirtualClockBaseEvents
-
+class VirtualClockBase(_rt.NativeObject, VirtualClock, events=VirtualClockBaseEvents):
     if _t.TYPE_CHECKING:
 
         @property
         def events(self) -> VirtualClockBaseEvents: ...
-
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
-
-    def get_next_time(self) -> _rt.TimeStamp:
-        """The pending value of ``time``, or the current one when none is pending."""
-        value: _rt.TimeStamp = self._get_next("time")
-        return value
-
-    def set_next_time(self, value: _rt.TimeStamp) -> None:
-        """Set ``time`` at the next commit; the last write in a cycle wins."""
-        self._set_next("time", value)
+        def __init__(self, name: str) -> None: ...
+        def get_next_time(self) -> _rt.TimeStamp: ...
+        def set_next_time(self, value: _rt.TimeStamp) -> None: ...
 
 
-class VirtualClockLocalProxy(_rt.LocalProxy, VirtualClock):
-    """A view of a :class:`VirtualClock` owned by another component of this process."""
-
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("time",)
-
-    _STL_VIEW = True
-    _EVENTS = VirtualClockEvents
+class VirtualClockLocalProxy(_rt.LocalProxy, VirtualClock): ...
 
 
-class VirtualClockRemoteProxy(_rt.RemoteProxy, VirtualClock):
-    """A view of a :class:`VirtualClock` owned by another process."""
-
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("time",)
-
-    _STL_VIEW = True
-    _EVENTS = VirtualClockEvents
+class VirtualClockRemoteProxy(_rt.RemoteProxy, VirtualClock): ...
 
 
-_rt.registry.register_class(
-    __name__, VirtualClock, VirtualClockBase, VirtualClockLocalProxy, VirtualClockRemoteProxy
-)
+class VirtualKernelClockEvents(VirtualClockEvents): ...
 
 
-META_VirtualKernelClock = _rt.ClassMeta(
-    "sen.kernel.VirtualKernelClock",
-    "The clock of one kernel: steps its stepped components.",
-    "sen/kernel/kernel_objects.stl:39",
-    parent=VirtualClock.META,
-    is_abstract=False,
-    instantiable=False,
-    properties=(),
-    methods=(
-        _rt.MethodMeta(
-            "processNoFlush",
-            "process_no_flush",
-            (_rt.ArgMeta("delta", "delta", _rt.DURATION, "how far to advance; never negative"),),
-            _rt.DURATION,
-            False,
-            _rt.Transport.CONFIRMED,
-            False,
-            False,
-            "Advance by delta and run every due component, keeping their outputs buffered; returns the wall time the call took.",
-        ),
-        _rt.MethodMeta(
-            "flushOutputs",
-            "flush_outputs",
-            (),
-            _sen__kernel__basic_types.META_MaybeDuration,
-            False,
-            _rt.Transport.CONFIRMED,
-            False,
-            False,
-            "Commit the components run by the last processNoFlush; returns the time until the next due component, or none when nothing is stepped.",
-        ),
-    ),
-    events=(),
-    constructor=(),
-    type_hash=0xD4397FCEDBA6B90E,
-    scope=_SCOPE,
-)
+class VirtualKernelClockBaseEvents(VirtualClockBaseEvents, VirtualKernelClockEvents): ...
 
 
-class VirtualKernelClockEvents(VirtualClockEvents):
-    """The events of :class:`VirtualKernelClock`: ``connect`` a callback to one of them."""
-
-    pass
-
-
-class VirtualKernelClock(VirtualClock):
+class VirtualKernelClock(
+    VirtualClock, module=_M, line=39, hash=0xD4397FCEDBA6B90E, events=VirtualKernelClockEvents
+):
     """The clock of one kernel: steps its stepped components."""
-
-    __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = META_VirtualKernelClock
 
     if _t.TYPE_CHECKING:
 
         @property
         def events(self) -> VirtualKernelClockEvents: ...
 
+    @_rt.method(
+        {"delta": _rt.arg(_rt.DURATION, doc="how far to advance; never negative")},
+        returns=_rt.DURATION,
+    )
     def process_no_flush(
         self,
         delta: _rt.Duration,
@@ -451,13 +206,10 @@ class VirtualKernelClock(VirtualClock):
         on_result: _t.Callable[[_rt.Call[_rt.Duration]], None] | None = None,
         timeout: _rt.Duration | None = None,
     ) -> _rt.Call[_rt.Duration]:
-        """Advance by delta and run every due component, keeping their outputs buffered; returns the wall time the call took.
-
-        Arguments:
-            delta: how far to advance; never negative
-        """
+        """Advance by delta and run every due component, keeping their outputs buffered; returns the wall time the call took."""
         return self._call_("processNoFlush", (delta,), on_result, timeout)
 
+    @_rt.method(returns=_sen__kernel__basic_types.META_MaybeDuration)
     def flush_outputs(
         self,
         *,
@@ -470,130 +222,45 @@ class VirtualKernelClock(VirtualClock):
         return self._call_("flushOutputs", (), on_result, timeout)
 
 
-class VirtualKernelClockBaseEvents(VirtualClockBaseEvents, VirtualKernelClockEvents):
-    """The events of :class:`VirtualKernelClockBase`: the owner ``emit``s them."""
-
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {
-        **VirtualClockBaseEvents.HANDLES,
-    }
-
-
-class VirtualKernelClockBase(VirtualClockBase, VirtualKernelClock):
-    """The implementation base of :class:`VirtualKernelClock`: subclass it and implement the ``*_impl`` hooks."""
-
-    __slots__ = ()
-    _STL_VIEW = True
-    _EVENTS = VirtualKernelClockBaseEvents
-
+class VirtualKernelClockBase(
+    VirtualClockBase, VirtualKernelClock, events=VirtualKernelClockBaseEvents
+):
     if _t.TYPE_CHECKING:
 
         @property
         def events(self) -> VirtualKernelClockBaseEvents: ...
-
-    def __init__(self, name: str) -> None:
-        super().__init__(name=name)
+        def __init__(self, name: str) -> None: ...
 
     @_abc.abstractmethod
-    def process_no_flush_impl(self, delta: _rt.Duration) -> _rt.Duration:
-        """Implement ``processNoFlush``."""
+    def process_no_flush_impl(self, delta: _rt.Duration) -> _rt.Duration: ...
 
     @_abc.abstractmethod
-    def flush_outputs_impl(self) -> _sen__kernel__basic_types.MaybeDuration:
-        """Implement ``flushOutputs``."""
+    def flush_outputs_impl(self) -> _sen__kernel__basic_types.MaybeDuration: ...
 
 
-class VirtualKernelClockLocalProxy(VirtualClockLocalProxy, VirtualKernelClock):
-    """A view of a :class:`VirtualKernelClock` owned by another component of this process."""
-
-    __slots__ = ()
-    _STL_VIEW = True
-    _EVENTS = VirtualKernelClockEvents
+class VirtualKernelClockLocalProxy(VirtualClockLocalProxy, VirtualKernelClock): ...
 
 
-class VirtualKernelClockRemoteProxy(VirtualClockRemoteProxy, VirtualKernelClock):
-    """A view of a :class:`VirtualKernelClock` owned by another process."""
-
-    __slots__ = ()
-    _STL_VIEW = True
-    _EVENTS = VirtualKernelClockEvents
+class VirtualKernelClockRemoteProxy(VirtualClockRemoteProxy, VirtualKernelClock): ...
 
 
-_rt.registry.register_class(
-    __name__,
-    VirtualKernelClock,
-    VirtualKernelClockBase,
-    VirtualKernelClockLocalProxy,
-    VirtualKernelClockRemoteProxy,
-)
+class VirtualMasterClockEvents(VirtualClockEvents): ...
 
 
-META_VirtualMasterClock = _rt.ClassMeta(
-    "sen.kernel.VirtualMasterClock",
-    "The master clock: steps every kernel clock on its bus together.",
-    "sen/kernel/kernel_objects.stl:52",
-    parent=VirtualClock.META,
-    is_abstract=False,
-    instantiable=False,
-    properties=(),
-    methods=(
-        _rt.MethodMeta(
-            "step",
-            "step",
-            (),
-            _rt.DURATION,
-            False,
-            _rt.Transport.CONFIRMED,
-            True,
-            False,
-            "One step; returns the wall time it took.",
-        ),
-        _rt.MethodMeta(
-            "steps",
-            "steps",
-            (_rt.ArgMeta("count", "count", _rt.U64, "how many steps"),),
-            _rt.DURATION,
-            False,
-            _rt.Transport.CONFIRMED,
-            True,
-            False,
-            "Several steps; returns the wall time they took.",
-        ),
-        _rt.MethodMeta(
-            "advanceTime",
-            "advance_time",
-            (_rt.ArgMeta("duration", "duration", _rt.DURATION, "how far to advance"),),
-            _rt.DURATION,
-            False,
-            _rt.Transport.CONFIRMED,
-            True,
-            False,
-            "Step until the time has advanced by at least duration; returns the wall time it took.",
-        ),
-    ),
-    events=(),
-    constructor=(),
-    type_hash=0x49609CE621B0F0AB,
-    scope=_SCOPE,
-)
+class VirtualMasterClockBaseEvents(VirtualClockBaseEvents, VirtualMasterClockEvents): ...
 
 
-class VirtualMasterClockEvents(VirtualClockEvents):
-    """The events of :class:`VirtualMasterClock`: ``connect`` a callback to one of them."""
-
-    pass
-
-
-class VirtualMasterClock(VirtualClock):
+class VirtualMasterClock(
+    VirtualClock, module=_M, line=52, hash=0x49609CE621B0F0AB, events=VirtualMasterClockEvents
+):
     """The master clock: steps every kernel clock on its bus together."""
-
-    __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = META_VirtualMasterClock
 
     if _t.TYPE_CHECKING:
 
         @property
         def events(self) -> VirtualMasterClockEvents: ...
 
+    @_rt.method(returns=_rt.DURATION, deferred=True)
     def step(
         self,
         *,
@@ -603,6 +270,9 @@ class VirtualMasterClock(VirtualClock):
         """One step; returns the wall time it took."""
         return self._call_("step", (), on_result, timeout)
 
+    @_rt.method(
+        {"count": _rt.arg(_rt.U64, doc="how many steps")}, returns=_rt.DURATION, deferred=True
+    )
     def steps(
         self,
         count: int,
@@ -610,13 +280,14 @@ class VirtualMasterClock(VirtualClock):
         on_result: _t.Callable[[_rt.Call[_rt.Duration]], None] | None = None,
         timeout: _rt.Duration | None = None,
     ) -> _rt.Call[_rt.Duration]:
-        """Several steps; returns the wall time they took.
-
-        Arguments:
-            count: how many steps
-        """
+        """Several steps; returns the wall time they took."""
         return self._call_("steps", (count,), on_result, timeout)
 
+    @_rt.method(
+        {"duration": _rt.arg(_rt.DURATION, doc="how far to advance")},
+        returns=_rt.DURATION,
+        deferred=True,
+    )
     def advance_time(
         self,
         duration: _rt.Duration,
@@ -624,70 +295,32 @@ class VirtualMasterClock(VirtualClock):
         on_result: _t.Callable[[_rt.Call[_rt.Duration]], None] | None = None,
         timeout: _rt.Duration | None = None,
     ) -> _rt.Call[_rt.Duration]:
-        """Step until the time has advanced by at least duration; returns the wall time it took.
-
-        Arguments:
-            duration: how far to advance
-        """
+        """Step until the time has advanced by at least duration; returns the wall time it took."""
         return self._call_("advanceTime", (duration,), on_result, timeout)
 
 
-class VirtualMasterClockBaseEvents(VirtualClockBaseEvents, VirtualMasterClockEvents):
-    """The events of :class:`VirtualMasterClockBase`: the owner ``emit``s them."""
-
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {
-        **VirtualClockBaseEvents.HANDLES,
-    }
-
-
-class VirtualMasterClockBase(VirtualClockBase, VirtualMasterClock):
-    """The implementation base of :class:`VirtualMasterClock`: subclass it and implement the ``*_impl`` hooks."""
-
-    __slots__ = ()
-    _STL_VIEW = True
-    _EVENTS = VirtualMasterClockBaseEvents
-
+class VirtualMasterClockBase(
+    VirtualClockBase, VirtualMasterClock, events=VirtualMasterClockBaseEvents
+):
     if _t.TYPE_CHECKING:
 
         @property
         def events(self) -> VirtualMasterClockBaseEvents: ...
-
-    def __init__(self, name: str) -> None:
-        super().__init__(name=name)
+        def __init__(self, name: str) -> None: ...
 
     @_abc.abstractmethod
-    def step_impl(self, promise: _rt.Promise[_rt.Duration]) -> None:
-        """Implement ``step``: complete ``promise`` now or in a later cycle."""
+    def step_impl(self, promise: _rt.Promise[_rt.Duration]) -> None: ...
 
     @_abc.abstractmethod
-    def steps_impl(self, count: int, promise: _rt.Promise[_rt.Duration]) -> None:
-        """Implement ``steps``: complete ``promise`` now or in a later cycle."""
+    def steps_impl(self, count: int, promise: _rt.Promise[_rt.Duration]) -> None: ...
 
     @_abc.abstractmethod
-    def advance_time_impl(self, duration: _rt.Duration, promise: _rt.Promise[_rt.Duration]) -> None:
-        """Implement ``advanceTime``: complete ``promise`` now or in a later cycle."""
+    def advance_time_impl(
+        self, duration: _rt.Duration, promise: _rt.Promise[_rt.Duration]
+    ) -> None: ...
 
 
-class VirtualMasterClockLocalProxy(VirtualClockLocalProxy, VirtualMasterClock):
-    """A view of a :class:`VirtualMasterClock` owned by another component of this process."""
-
-    __slots__ = ()
-    _STL_VIEW = True
-    _EVENTS = VirtualMasterClockEvents
+class VirtualMasterClockLocalProxy(VirtualClockLocalProxy, VirtualMasterClock): ...
 
 
-class VirtualMasterClockRemoteProxy(VirtualClockRemoteProxy, VirtualMasterClock):
-    """A view of a :class:`VirtualMasterClock` owned by another process."""
-
-    __slots__ = ()
-    _STL_VIEW = True
-    _EVENTS = VirtualMasterClockEvents
-
-
-_rt.registry.register_class(
-    __name__,
-    VirtualMasterClock,
-    VirtualMasterClockBase,
-    VirtualMasterClockLocalProxy,
-    VirtualMasterClockRemoteProxy,
-)
+class VirtualMasterClockRemoteProxy(VirtualClockRemoteProxy, VirtualMasterClock): ...

@@ -3,297 +3,95 @@
 
 from __future__ import annotations
 
-import dataclasses as _dc
 import typing as _t
 
 from sengen.runtime import abi as _rt
 
 from . import basic_types as _sen__kernel__basic_types
 
-_rt.check_interface(1, __name__)
-_SCOPE = _rt.scope_of(__name__, 3)
+_rt.check_interface(2, __name__)
+_M = _rt.Module(__name__, package="sen.kernel", file="sen/kernel/monitoring.stl", depth=3)
 
 
-@_dc.dataclass(frozen=True, slots=True, init=False)
+@_rt.struct(module=_M, hash=0xDB7A18B45E45F464)
 class ComponentMonitoringInfo:
     """How one component is doing; a missing value was not measured, and is never shown as 0."""
 
     META: _t.ClassVar[_rt.StructMeta]
-    name: str
-    """component name"""
-    group: int
-    """its group"""
-    requires_real_time: bool
-    """whether it is real-time-only"""
-    cycle_time: _sen__kernel__basic_types.MaybeDuration
-    """the period it loops with"""
-    object_count: int
-    """objects it has registered, all buses"""
-    last_cycle_execution_cpu_time: _sen__kernel__basic_types.MaybeDuration
-    """thread CPU of the whole last cycle"""
-    last_cycle_component_cpu_time: _sen__kernel__basic_types.MaybeDuration
-    """the part spent in its own code"""
-    last_cycle_queued_work_cpu_time: _sen__kernel__basic_types.MaybeDuration
-    """the part spent executing its work queue"""
-    worst_cycle_execution_cpu_time: _sen__kernel__basic_types.MaybeDuration
-    """the costliest cycle except the first"""
-    worst_cycle_component_cpu_time: _sen__kernel__basic_types.MaybeDuration
-    """the component part of that same cycle"""
-    last_cycle_start_delay: _sen__kernel__basic_types.MaybeDuration
-    """wake time minus slot time of the last wait"""
-    worst_start_delay: _sen__kernel__basic_types.MaybeDuration
-    """the largest start delay so far"""
-    overrun_count: _sen__kernel__basic_types.MaybeCount
-    """cycles whose CPU time exceeded the period"""
-    missed_frame_count: _sen__kernel__basic_types.MaybeCount
-    """cycles lost because work ended after its slot"""
-    overslept_count: _sen__kernel__basic_types.MaybeCount
-    """cycles lost because the thread woke too late"""
-
-    def __init__(
-        self,
-        name: str,
-        group: int,
-        requires_real_time: bool,
-        cycle_time: _sen__kernel__basic_types.MaybeDuration,
-        object_count: int,
-        last_cycle_execution_cpu_time: _sen__kernel__basic_types.MaybeDuration,
-        last_cycle_component_cpu_time: _sen__kernel__basic_types.MaybeDuration,
-        last_cycle_queued_work_cpu_time: _sen__kernel__basic_types.MaybeDuration,
-        worst_cycle_execution_cpu_time: _sen__kernel__basic_types.MaybeDuration,
-        worst_cycle_component_cpu_time: _sen__kernel__basic_types.MaybeDuration,
-        last_cycle_start_delay: _sen__kernel__basic_types.MaybeDuration,
-        worst_start_delay: _sen__kernel__basic_types.MaybeDuration,
-        overrun_count: _sen__kernel__basic_types.MaybeCount,
-        missed_frame_count: _sen__kernel__basic_types.MaybeCount,
-        overslept_count: _sen__kernel__basic_types.MaybeCount,
-    ) -> None:
-        s = _SET_ComponentMonitoringInfo
-        s[0](self, name)
-        s[1](self, group)
-        s[2](self, requires_real_time)
-        s[3](self, cycle_time)
-        s[4](self, object_count)
-        s[5](self, last_cycle_execution_cpu_time)
-        s[6](self, last_cycle_component_cpu_time)
-        s[7](self, last_cycle_queued_work_cpu_time)
-        s[8](self, worst_cycle_execution_cpu_time)
-        s[9](self, worst_cycle_component_cpu_time)
-        s[10](self, last_cycle_start_delay)
-        s[11](self, worst_start_delay)
-        s[12](self, overrun_count)
-        s[13](self, missed_frame_count)
-        s[14](self, overslept_count)
-
-
-_SET_ComponentMonitoringInfo = _rt.slot_setters(
-    ComponentMonitoringInfo,
-    (
-        "name",
-        "group",
-        "requires_real_time",
-        "cycle_time",
-        "object_count",
-        "last_cycle_execution_cpu_time",
-        "last_cycle_component_cpu_time",
-        "last_cycle_queued_work_cpu_time",
-        "worst_cycle_execution_cpu_time",
-        "worst_cycle_component_cpu_time",
-        "last_cycle_start_delay",
-        "worst_start_delay",
-        "overrun_count",
-        "missed_frame_count",
-        "overslept_count",
-    ),
-)
-ComponentMonitoringInfo.META = _rt.StructMeta(
-    "sen.kernel.ComponentMonitoringInfo",
-    "How one component is doing; a missing value was not measured, and is never shown as 0.",
-    0xDB7A18B45E45F464,
-    parent=None,
-    fields=(
-        _rt.FieldMeta("name", "name", _rt.STRING, "component name"),
-        _rt.FieldMeta("group", "group", _rt.U32, "its group"),
-        _rt.FieldMeta(
-            "requiresRealTime", "requires_real_time", _rt.BOOL, "whether it is real-time-only"
-        ),
-        _rt.FieldMeta(
-            "cycleTime",
-            "cycle_time",
-            _sen__kernel__basic_types.META_MaybeDuration,
-            "the period it loops with",
-        ),
-        _rt.FieldMeta(
-            "objectCount", "object_count", _rt.U64, "objects it has registered, all buses"
-        ),
-        _rt.FieldMeta(
-            "lastCycleExecutionCpuTime",
-            "last_cycle_execution_cpu_time",
-            _sen__kernel__basic_types.META_MaybeDuration,
-            "thread CPU of the whole last cycle",
-        ),
-        _rt.FieldMeta(
-            "lastCycleComponentCpuTime",
-            "last_cycle_component_cpu_time",
-            _sen__kernel__basic_types.META_MaybeDuration,
-            "the part spent in its own code",
-        ),
-        _rt.FieldMeta(
-            "lastCycleQueuedWorkCpuTime",
-            "last_cycle_queued_work_cpu_time",
-            _sen__kernel__basic_types.META_MaybeDuration,
-            "the part spent executing its work queue",
-        ),
-        _rt.FieldMeta(
-            "worstCycleExecutionCpuTime",
-            "worst_cycle_execution_cpu_time",
-            _sen__kernel__basic_types.META_MaybeDuration,
-            "the costliest cycle except the first",
-        ),
-        _rt.FieldMeta(
-            "worstCycleComponentCpuTime",
-            "worst_cycle_component_cpu_time",
-            _sen__kernel__basic_types.META_MaybeDuration,
-            "the component part of that same cycle",
-        ),
-        _rt.FieldMeta(
-            "lastCycleStartDelay",
-            "last_cycle_start_delay",
-            _sen__kernel__basic_types.META_MaybeDuration,
-            "wake time minus slot time of the last wait",
-        ),
-        _rt.FieldMeta(
-            "worstStartDelay",
-            "worst_start_delay",
-            _sen__kernel__basic_types.META_MaybeDuration,
-            "the largest start delay so far",
-        ),
-        _rt.FieldMeta(
-            "overrunCount",
-            "overrun_count",
-            _sen__kernel__basic_types.META_MaybeCount,
-            "cycles whose CPU time exceeded the period",
-        ),
-        _rt.FieldMeta(
-            "missedFrameCount",
-            "missed_frame_count",
-            _sen__kernel__basic_types.META_MaybeCount,
-            "cycles lost because work ended after its slot",
-        ),
-        _rt.FieldMeta(
-            "oversleptCount",
-            "overslept_count",
-            _sen__kernel__basic_types.META_MaybeCount,
-            "cycles lost because the thread woke too late",
-        ),
-    ),
-    py_class=ComponentMonitoringInfo,
-)
-_rt.registry.register_type(_SCOPE, __name__, ComponentMonitoringInfo.META)
+    name: str = _rt.field(_rt.STRING, doc="component name")
+    group: int = _rt.field(_rt.U32, doc="its group")
+    requires_real_time: bool = _rt.field(_rt.BOOL, doc="whether it is real-time-only")
+    cycle_time: _sen__kernel__basic_types.MaybeDuration = _rt.field(
+        _sen__kernel__basic_types.META_MaybeDuration, doc="the period it loops with"
+    )
+    object_count: int = _rt.field(_rt.U64, doc="objects it has registered, all buses")
+    last_cycle_execution_cpu_time: _sen__kernel__basic_types.MaybeDuration = _rt.field(
+        _sen__kernel__basic_types.META_MaybeDuration, doc="thread CPU of the whole last cycle"
+    )
+    last_cycle_component_cpu_time: _sen__kernel__basic_types.MaybeDuration = _rt.field(
+        _sen__kernel__basic_types.META_MaybeDuration, doc="the part spent in its own code"
+    )
+    last_cycle_queued_work_cpu_time: _sen__kernel__basic_types.MaybeDuration = _rt.field(
+        _sen__kernel__basic_types.META_MaybeDuration, doc="the part spent executing its work queue"
+    )
+    worst_cycle_execution_cpu_time: _sen__kernel__basic_types.MaybeDuration = _rt.field(
+        _sen__kernel__basic_types.META_MaybeDuration, doc="the costliest cycle except the first"
+    )
+    worst_cycle_component_cpu_time: _sen__kernel__basic_types.MaybeDuration = _rt.field(
+        _sen__kernel__basic_types.META_MaybeDuration, doc="the component part of that same cycle"
+    )
+    last_cycle_start_delay: _sen__kernel__basic_types.MaybeDuration = _rt.field(
+        _sen__kernel__basic_types.META_MaybeDuration,
+        doc="wake time minus slot time of the last wait",
+    )
+    worst_start_delay: _sen__kernel__basic_types.MaybeDuration = _rt.field(
+        _sen__kernel__basic_types.META_MaybeDuration, doc="the largest start delay so far"
+    )
+    overrun_count: _sen__kernel__basic_types.MaybeCount = _rt.field(
+        _sen__kernel__basic_types.META_MaybeCount, doc="cycles whose CPU time exceeded the period"
+    )
+    missed_frame_count: _sen__kernel__basic_types.MaybeCount = _rt.field(
+        _sen__kernel__basic_types.META_MaybeCount,
+        doc="cycles lost because work ended after its slot",
+    )
+    overslept_count: _sen__kernel__basic_types.MaybeCount = _rt.field(
+        _sen__kernel__basic_types.META_MaybeCount,
+        doc="cycles lost because the thread woke too late",
+    )
 
 
 ComponentMonitoringInfos: _t.TypeAlias = tuple[ComponentMonitoringInfo, ...]
-"""Sequence sen.kernel.ComponentMonitoringInfos."""
-META_ComponentMonitoringInfos = _rt.SequenceMeta(
-    "sen.kernel.ComponentMonitoringInfos",
-    "",
-    0x035CFED95743FC02,
-    element=ComponentMonitoringInfo.META,
-    max_size=None,
-    is_bytes=False,
+META_ComponentMonitoringInfos = _M.sequence(
+    "ComponentMonitoringInfos", element=ComponentMonitoringInfo.META, hash=0x035CFED95743FC02
 )
-_rt.registry.register_type(_SCOPE, __name__, META_ComponentMonitoringInfos)
 
 
-@_dc.dataclass(frozen=True, slots=True, init=False)
+@_rt.struct(module=_M, hash=0x9E47B3869C304DA6)
 class TransportStats:
     """Bytes moved by the transport."""
 
     META: _t.ClassVar[_rt.StructMeta]
-    sent_bytes: int
-    received_bytes: int
-
-    def __init__(self, sent_bytes: int, received_bytes: int) -> None:
-        s = _SET_TransportStats
-        s[0](self, sent_bytes)
-        s[1](self, received_bytes)
-
-
-_SET_TransportStats = _rt.slot_setters(TransportStats, ("sent_bytes", "received_bytes"))
-TransportStats.META = _rt.StructMeta(
-    "sen.kernel.TransportStats",
-    "Bytes moved by the transport.",
-    0x9E47B3869C304DA6,
-    parent=None,
-    fields=(
-        _rt.FieldMeta("sentBytes", "sent_bytes", _rt.U64, ""),
-        _rt.FieldMeta("receivedBytes", "received_bytes", _rt.U64, ""),
-    ),
-    py_class=TransportStats,
-)
-_rt.registry.register_type(_SCOPE, __name__, TransportStats.META)
+    sent_bytes: int = _rt.field(_rt.U64)
+    received_bytes: int = _rt.field(_rt.U64)
 
 
 MaybeTransportStats: _t.TypeAlias = TransportStats | None
-"""Optional sen.kernel.MaybeTransportStats."""
-META_MaybeTransportStats = _rt.OptionalMeta(
-    "sen.kernel.MaybeTransportStats",
-    "",
-    0xF89A8B40732778A5,
-    target=TransportStats.META,
+META_MaybeTransportStats = _M.optional(
+    "MaybeTransportStats", target=TransportStats.META, hash=0xF89A8B40732778A5
 )
-_rt.registry.register_type(_SCOPE, __name__, META_MaybeTransportStats)
 
 
-@_dc.dataclass(frozen=True, slots=True, init=False)
+@_rt.struct(module=_M, hash=0x6ADB302E3FFBB35A)
 class KernelMonitoringInfo:
     """How the whole kernel is doing."""
 
     META: _t.ClassVar[_rt.StructMeta]
-    run_mode: _sen__kernel__basic_types.RunMode
-    """how time advances"""
-    transport_stats: MaybeTransportStats
-    """none without a transport"""
-    components: ComponentMonitoringInfos
-    """in runner order, the kernel component included"""
-
-    def __init__(
-        self,
-        run_mode: _sen__kernel__basic_types.RunMode,
-        transport_stats: MaybeTransportStats,
-        components: ComponentMonitoringInfos,
-    ) -> None:
-        s = _SET_KernelMonitoringInfo
-        s[0](self, run_mode)
-        s[1](self, transport_stats)
-        s[2](self, components)
-
-
-_SET_KernelMonitoringInfo = _rt.slot_setters(
-    KernelMonitoringInfo, ("run_mode", "transport_stats", "components")
-)
-KernelMonitoringInfo.META = _rt.StructMeta(
-    "sen.kernel.KernelMonitoringInfo",
-    "How the whole kernel is doing.",
-    0x6ADB302E3FFBB35A,
-    parent=None,
-    fields=(
-        _rt.FieldMeta(
-            "runMode", "run_mode", _sen__kernel__basic_types.META_RunMode, "how time advances"
-        ),
-        _rt.FieldMeta(
-            "transportStats",
-            "transport_stats",
-            META_MaybeTransportStats,
-            "none without a transport",
-        ),
-        _rt.FieldMeta(
-            "components",
-            "components",
-            META_ComponentMonitoringInfos,
-            "in runner order, the kernel component included",
-        ),
-    ),
-    py_class=KernelMonitoringInfo,
-)
-_rt.registry.register_type(_SCOPE, __name__, KernelMonitoringInfo.META)
+    run_mode: _sen__kernel__basic_types.RunMode = _rt.field(
+        _sen__kernel__basic_types.META_RunMode, doc="how time advances"
+    )
+    transport_stats: MaybeTransportStats = _rt.field(
+        META_MaybeTransportStats, doc="none without a transport"
+    )
+    components: ComponentMonitoringInfos = _rt.field(
+        META_ComponentMonitoringInfos, doc="in runner order, the kernel component included"
+    )

@@ -8,117 +8,35 @@ import typing as _t
 
 from sengen.runtime import abi as _rt
 
-_rt.check_interface(1, __name__)
-_SCOPE = _rt.scope_of(__name__, 2)
-
-META_Animal = _rt.ClassMeta(
-    "zoo.Animal",
-    "A living thing in the zoo.",
-    "zoo/animals.stl:4",
-    parent=None,
-    is_abstract=True,
-    instantiable=False,
-    properties=(
-        _rt.PropertyMeta(
-            "legs",
-            "legs",
-            _rt.U8,
-            _rt.Category.STATIC_RW,
-            _rt.Transport.MULTICAST,
-            False,
-            (),
-            "Its number of legs.",
-        ),
-        _rt.PropertyMeta(
-            "tagId",
-            "tag_id",
-            _rt.U32,
-            _rt.Category.STATIC_RO,
-            _rt.Transport.MULTICAST,
-            False,
-            (),
-            "Set by the keeper before the animal is shown.",
-        ),
-        _rt.PropertyMeta(
-            "hunger",
-            "hunger",
-            _rt.F32,
-            _rt.Category.DYNAMIC_RO,
-            _rt.Transport.MULTICAST,
-            False,
-            (),
-            "How hungry it is, from 0 to 10.",
-        ),
-    ),
-    methods=(
-        _rt.MethodMeta(
-            "feed",
-            "feed",
-            (_rt.ArgMeta("amount", "amount", _rt.U32, "grams of food"),),
-            _rt.BOOL,
-            False,
-            _rt.Transport.CONFIRMED,
-            False,
-            False,
-            "Feed it.",
-        ),
-    ),
-    events=(
-        _rt.EventMeta(
-            "fed",
-            "fed",
-            (_rt.ArgMeta("amount", "amount", _rt.U32, ""),),
-            _rt.Transport.MULTICAST,
-            "",
-        ),
-    ),
-    constructor=(_rt.ArgMeta("legs", "legs", _rt.U8, "Its number of legs."),),
-    type_hash=0x6CA1B0251BFF78FC,
-    scope=_SCOPE,
-)
+_rt.check_interface(2, __name__)
+_M = _rt.Module(__name__, package="zoo", file="zoo/animals.stl", depth=2)
 
 
 class AnimalEvents(_rt.Events):
-    """The events of :class:`Animal`: ``connect`` a callback to one of them."""
-
-    if _t.TYPE_CHECKING:
-
-        @property
-        def fed(self) -> _rt.EventHandle[[int]]:
-            """Event fed."""
-            ...
+    fed: _rt.Event[[int]] = _rt.event({"amount": _rt.U32})
 
 
-class Animal(_rt.Object):
+class AnimalBaseEvents(_rt.BaseEvents, AnimalEvents): ...
+
+
+class Animal(
+    _rt.Object, module=_M, line=4, abstract=True, hash=0x6CA1B0251BFF78FC, events=AnimalEvents
+):
     """A living thing in the zoo."""
 
-    __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = META_Animal
+    legs: _rt.Prop[int] = _rt.prop(_rt.U8, static=True, doc="Its number of legs.")
+    tag_id: _rt.Prop[int] = _rt.prop(
+        _rt.U32, static_no_config=True, doc="Set by the keeper before the animal is shown."
+    )
+    hunger: _rt.Prop[float] = _rt.prop(_rt.F32, doc="How hungry it is, from 0 to 10.")
 
     if _t.TYPE_CHECKING:
-
-        @property
-        def legs(self) -> int:
-            """Its number of legs."""
-            ...
-
-        @property
-        def tag_id(self) -> int:
-            """Set by the keeper before the animal is shown."""
-            ...
-
-        @property
-        def hunger(self) -> float:
-            """How hungry it is, from 0 to 10."""
-            ...
 
         @property
         def events(self) -> AnimalEvents: ...
+        def on_hunger_changed(self, callback: _t.Callable[[float], None]) -> _rt.Connection: ...
 
-    def on_hunger_changed(self, callback: _t.Callable[[float], None]) -> _rt.Connection:
-        """Call ``callback`` with the new value of ``hunger`` after each change."""
-        return self._on_changed_("hunger", callback)
-
+    @_rt.method({"amount": _rt.arg(_rt.U32, doc="grams of food")}, returns=_rt.BOOL)
     def feed(
         self,
         amount: int,
@@ -126,218 +44,66 @@ class Animal(_rt.Object):
         on_result: _t.Callable[[_rt.Call[bool]], None] | None = None,
         timeout: _rt.Duration | None = None,
     ) -> _rt.Call[bool]:
-        """Feed it.
-
-        Arguments:
-            amount: grams of food
-        """
+        """Feed it."""
         return self._call_("feed", (amount,), on_result, timeout)
 
 
-class AnimalBaseEvents(AnimalEvents):
-    """The events of :class:`AnimalBase`: the owner ``emit``s them."""
-
-    class _fed(_rt.EventHandle[[int]]):
-        __slots__ = ()
-
-        def emit(self, amount: int) -> None:
-            """Emit ``fed``: delivered to subscribers once the owner commits."""
-            self._emit((amount,))
-
-    if _t.TYPE_CHECKING:
-
-        @property
-        def fed(self) -> _fed: ...
-
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {
-        "fed": _fed,
-    }
-
-
-class AnimalBase(_rt.NativeObject, Animal):
-    """The implementation base of :class:`Animal`: subclass it and implement the ``*_impl`` hooks."""
-
-    # The values of the properties; type checkers see the read-only ones of Animal.
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("legs", "tag_id", "hunger")
-
-    _STL_VIEW = True
-    _EVENTS = AnimalBaseEvents
-
+class AnimalBase(_rt.NativeObject, Animal, events=AnimalBaseEvents):
     if _t.TYPE_CHECKING:
 
         @property
         def events(self) -> AnimalBaseEvents: ...
-
-    def __init__(self, name: str, legs: int) -> None:
-        super().__init__(name)
-        self._init_static("legs", legs)
-
-    def set_tag_id(self, value: int) -> None:
-        """Set ``tagId``; allowed only before the object is registered on a bus."""
-        self._set_static("tag_id", value)
-
-    def get_next_hunger(self) -> float:
-        """The pending value of ``hunger``, or the current one when none is pending."""
-        value: float = self._get_next("hunger")
-        return value
-
-    def set_next_hunger(self, value: float) -> None:
-        """Set ``hunger`` at the next commit; the last write in a cycle wins."""
-        self._set_next("hunger", value)
+        def __init__(self, name: str, legs: int) -> None: ...
+        def set_tag_id(self, value: int) -> None: ...
+        def get_next_hunger(self) -> float: ...
+        def set_next_hunger(self, value: float) -> None: ...
 
     @_abc.abstractmethod
-    def feed_impl(self, amount: int) -> bool:
-        """Implement ``feed``."""
+    def feed_impl(self, amount: int) -> bool: ...
 
 
-class AnimalLocalProxy(_rt.LocalProxy, Animal):
-    """A view of a :class:`Animal` owned by another component of this process."""
-
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("legs", "tag_id", "hunger")
-
-    _STL_VIEW = True
-    _EVENTS = AnimalEvents
+class AnimalLocalProxy(_rt.LocalProxy, Animal): ...
 
 
-class AnimalRemoteProxy(_rt.RemoteProxy, Animal):
-    """A view of a :class:`Animal` owned by another process."""
-
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("legs", "tag_id", "hunger")
-
-    _STL_VIEW = True
-    _EVENTS = AnimalEvents
-
-
-_rt.registry.register_class(__name__, Animal, AnimalBase, AnimalLocalProxy, AnimalRemoteProxy)
-
-
-META_Cat = _rt.ClassMeta(
-    "zoo.Cat",
-    "",
-    "zoo/animals.stl:22",
-    parent=Animal.META,
-    is_abstract=False,
-    instantiable=False,
-    properties=(
-        _rt.PropertyMeta(
-            "name2",
-            "name2",
-            _rt.STRING,
-            _rt.Category.DYNAMIC_RW,
-            _rt.Transport.CONFIRMED,
-            False,
-            (),
-            "",
-        ),
-        _rt.PropertyMeta(
-            "mood",
-            "mood",
-            _rt.STRING,
-            _rt.Category.DYNAMIC_RW,
-            _rt.Transport.CONFIRMED,
-            True,
-            (),
-            "",
-        ),
-    ),
-    methods=(
-        _rt.MethodMeta(
-            "purr", "purr", (), _rt.STRING, True, _rt.Transport.CONFIRMED, False, False, ""
-        ),
-        _rt.MethodMeta(
-            "meow",
-            "meow",
-            (_rt.ArgMeta("times", "times", _rt.U8, ""),),
-            None,
-            False,
-            _rt.Transport.CONFIRMED,
-            False,
-            True,
-            "",
-        ),
-        _rt.MethodMeta(
-            "fetch",
-            "fetch",
-            (_rt.ArgMeta("what", "what", _rt.STRING, ""),),
-            _rt.STRING,
-            False,
-            _rt.Transport.CONFIRMED,
-            True,
-            False,
-            "",
-        ),
-    ),
-    events=(_rt.EventMeta("meowed", "meowed", (), _rt.Transport.MULTICAST, ""),),
-    constructor=(_rt.ArgMeta("legs", "legs", _rt.U8, "Its number of legs."),),
-    type_hash=0xD366EAA97C45FB65,
-    scope=_SCOPE,
-)
+class AnimalRemoteProxy(_rt.RemoteProxy, Animal): ...
 
 
 class CatEvents(AnimalEvents):
-    """The events of :class:`Cat`: ``connect`` a callback to one of them."""
+    meowed: _rt.Event[[]] = _rt.event()
+
+
+class CatBaseEvents(AnimalBaseEvents, CatEvents): ...
+
+
+class Cat(Animal, module=_M, line=22, hash=0xD366EAA97C45FB65, events=CatEvents):
+    name2: _rt.Prop[str] = _rt.prop(_rt.STRING, writable=True, transport=_rt.Transport.CONFIRMED)
+    mood: _rt.Prop[str] = _rt.prop(
+        _rt.STRING, writable=True, checked=True, transport=_rt.Transport.CONFIRMED
+    )
 
     if _t.TYPE_CHECKING:
-
-        @property
-        def meowed(self) -> _rt.EventHandle[[]]:
-            """Event meowed."""
-            ...
-
-
-class Cat(Animal):
-    """Class zoo.Cat."""
-
-    __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = META_Cat
-
-    if _t.TYPE_CHECKING:
-
-        @property
-        def name2(self) -> str:
-            """Property name2."""
-            ...
-
-        @property
-        def mood(self) -> str:
-            """Property mood."""
-            ...
 
         @property
         def events(self) -> CatEvents: ...
+        def on_name2_changed(self, callback: _t.Callable[[str], None]) -> _rt.Connection: ...
+        def set_next_name2(self, value: str) -> _rt.Call[None] | None: ...
+        def on_mood_changed(self, callback: _t.Callable[[str], None]) -> _rt.Connection: ...
+        def set_next_mood(self, value: str) -> _rt.Call[None] | None: ...
 
-    def on_name2_changed(self, callback: _t.Callable[[str], None]) -> _rt.Connection:
-        """Call ``callback`` with the new value of ``name2`` after each change."""
-        return self._on_changed_("name2", callback)
-
-    def set_next_name2(self, value: str) -> _rt.Call[None] | None:
-        """Ask the owner to set ``name2``; visible after the owner's commit."""
-        return self._setter_call_("name2", value)
-
-    def on_mood_changed(self, callback: _t.Callable[[str], None]) -> _rt.Connection:
-        """Call ``callback`` with the new value of ``mood`` after each change."""
-        return self._on_changed_("mood", callback)
-
-    def set_next_mood(self, value: str) -> _rt.Call[None] | None:
-        """Ask the owner to set ``mood``; visible after the owner's commit."""
-        return self._setter_call_("mood", value)
-
+    @_rt.method(returns=_rt.STRING, const=True)
     def purr(
         self,
         *,
         on_result: _t.Callable[[_rt.Call[str]], None] | None = None,
         timeout: _rt.Duration | None = None,
     ) -> _rt.Call[str]:
-        """Call ``purr``."""
         return self._call_("purr", (), on_result, timeout)
 
+    @_rt.method({"times": _rt.U8}, local=True)
     def meow(self, times: int) -> None:
-        """Call ``meow``."""
         raise _rt.LocalMethodError("meow")
 
+    @_rt.method({"what": _rt.STRING}, returns=_rt.STRING, deferred=True)
     def fetch(
         self,
         what: str,
@@ -345,265 +111,73 @@ class Cat(Animal):
         on_result: _t.Callable[[_rt.Call[str]], None] | None = None,
         timeout: _rt.Duration | None = None,
     ) -> _rt.Call[str]:
-        """Call ``fetch``."""
         return self._call_("fetch", (what,), on_result, timeout)
 
 
-class CatBaseEvents(AnimalBaseEvents, CatEvents):
-    """The events of :class:`CatBase`: the owner ``emit``s them."""
-
-    class _meowed(_rt.EventHandle[[]]):
-        __slots__ = ()
-
-        def emit(self) -> None:
-            """Emit ``meowed``: delivered to subscribers once the owner commits."""
-            self._emit(())
-
-    if _t.TYPE_CHECKING:
-
-        @property
-        def meowed(self) -> _meowed: ...
-
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {
-        **AnimalBaseEvents.HANDLES,
-        "meowed": _meowed,
-    }
-
-
-class CatBase(AnimalBase, Cat):
-    """The implementation base of :class:`Cat`: subclass it and implement the ``*_impl`` hooks."""
-
-    # The values of the properties; type checkers see the read-only ones of Cat.
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("name2", "mood")
-
-    _STL_VIEW = True
-    _EVENTS = CatBaseEvents
-
+class CatBase(AnimalBase, Cat, events=CatBaseEvents):
     if _t.TYPE_CHECKING:
 
         @property
         def events(self) -> CatBaseEvents: ...
-
-    def __init__(self, name: str, legs: int) -> None:
-        super().__init__(name=name, legs=legs)
-
-    def get_next_name2(self) -> str:
-        """The pending value of ``name2``, or the current one when none is pending."""
-        value: str = self._get_next("name2")
-        return value
-
-    def set_next_name2(self, value: str) -> None:
-        """Set ``name2`` at the next commit; the last write in a cycle wins."""
-        self._set_next("name2", value)
-
-    def get_next_mood(self) -> str:
-        """The pending value of ``mood``, or the current one when none is pending."""
-        value: str = self._get_next("mood")
-        return value
-
-    def set_next_mood(self, value: str) -> None:
-        """Set ``mood`` at the next commit; the last write in a cycle wins."""
-        self._set_next("mood", value)
-
-    def mood_accepts_set(self, value: str) -> bool:
-        """Whether ``mood`` may take ``value``; override to restrict it."""
-        return True
+        def __init__(self, name: str, legs: int) -> None: ...
+        def get_next_name2(self) -> str: ...
+        def set_next_name2(self, value: str) -> None: ...
+        def get_next_mood(self) -> str: ...
+        def set_next_mood(self, value: str) -> None: ...
+        def mood_accepts_set(self, value: str) -> bool: ...
+        def meow(self, times: int) -> None: ...
 
     @_abc.abstractmethod
-    def purr_impl(self) -> str:
-        """Implement ``purr`` (const: must not change state)."""
-
-    def meow(self, times: int) -> None:
-        """Call ``meow``."""
-        return self.meow_impl(times)
+    def purr_impl(self) -> str: ...
 
     @_abc.abstractmethod
-    def meow_impl(self, times: int) -> None:
-        """Implement ``meow``."""
+    def meow_impl(self, times: int) -> None: ...
 
     @_abc.abstractmethod
-    def fetch_impl(self, what: str, promise: _rt.Promise[str]) -> None:
-        """Implement ``fetch``: complete ``promise`` now or in a later cycle."""
+    def fetch_impl(self, what: str, promise: _rt.Promise[str]) -> None: ...
 
 
-class CatLocalProxy(AnimalLocalProxy, Cat):
-    """A view of a :class:`Cat` owned by another component of this process."""
-
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("name2", "mood")
-
-    _STL_VIEW = True
-    _EVENTS = CatEvents
+class CatLocalProxy(AnimalLocalProxy, Cat): ...
 
 
-class CatRemoteProxy(AnimalRemoteProxy, Cat):
-    """A view of a :class:`Cat` owned by another process."""
-
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("name2", "mood")
-
-    _STL_VIEW = True
-    _EVENTS = CatEvents
+class CatRemoteProxy(AnimalRemoteProxy, Cat): ...
 
 
-_rt.registry.register_class(__name__, Cat, CatBase, CatLocalProxy, CatRemoteProxy)
+class BeaconEvents(_rt.Events): ...
 
 
-META_Beacon = _rt.ClassMeta(
-    "zoo.Beacon",
-    "No methods: usable from configuration alone.",
-    "zoo/animals.stl:35",
-    parent=None,
-    is_abstract=False,
-    instantiable=True,
-    properties=(
-        _rt.PropertyMeta(
-            "period",
-            "period",
-            _rt.DURATION,
-            _rt.Category.STATIC_RW,
-            _rt.Transport.MULTICAST,
-            False,
-            (),
-            "",
-        ),
-        _rt.PropertyMeta(
-            "count",
-            "count",
-            _rt.U32,
-            _rt.Category.DYNAMIC_RO,
-            _rt.Transport.MULTICAST,
-            False,
-            (),
-            "",
-        ),
-        _rt.PropertyMeta(
-            "type",
-            "type_",
-            _rt.STRING,
-            _rt.Category.DYNAMIC_RW,
-            _rt.Transport.CONFIRMED,
-            False,
-            (),
-            "",
-        ),
-    ),
-    methods=(),
-    events=(),
-    constructor=(_rt.ArgMeta("period", "period", _rt.DURATION, ""),),
-    type_hash=0x635F9F48191D9AFB,
-    scope=_SCOPE,
-)
+class BeaconBaseEvents(_rt.BaseEvents, BeaconEvents): ...
 
 
-class BeaconEvents(_rt.Events):
-    """The events of :class:`Beacon`: ``connect`` a callback to one of them."""
-
-    pass
-
-
-class Beacon(_rt.Object):
+class Beacon(_rt.Object, module=_M, line=35, hash=0x635F9F48191D9AFB, events=BeaconEvents):
     """No methods: usable from configuration alone."""
 
-    __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = META_Beacon
+    period: _rt.Prop[_rt.Duration] = _rt.prop(_rt.DURATION, static=True)
+    count: _rt.Prop[int] = _rt.prop(_rt.U32)
+    type_: _rt.Prop[str] = _rt.prop(_rt.STRING, writable=True, transport=_rt.Transport.CONFIRMED)
 
     if _t.TYPE_CHECKING:
 
         @property
-        def period(self) -> _rt.Duration:
-            """Property period."""
-            ...
-
-        @property
-        def count(self) -> int:
-            """Property count."""
-            ...
-
-        @property
-        def type_(self) -> str:
-            """Property type."""
-            ...
-
-        @property
         def events(self) -> BeaconEvents: ...
-
-    def on_count_changed(self, callback: _t.Callable[[int], None]) -> _rt.Connection:
-        """Call ``callback`` with the new value of ``count`` after each change."""
-        return self._on_changed_("count", callback)
-
-    def on_type_changed(self, callback: _t.Callable[[str], None]) -> _rt.Connection:
-        """Call ``callback`` with the new value of ``type`` after each change."""
-        return self._on_changed_("type_", callback)
-
-    def set_next_type(self, value: str) -> _rt.Call[None] | None:
-        """Ask the owner to set ``type``; visible after the owner's commit."""
-        return self._setter_call_("type", value)
+        def on_count_changed(self, callback: _t.Callable[[int], None]) -> _rt.Connection: ...
+        def on_type_changed(self, callback: _t.Callable[[str], None]) -> _rt.Connection: ...
+        def set_next_type(self, value: str) -> _rt.Call[None] | None: ...
 
 
-class BeaconBaseEvents(BeaconEvents):
-    """The events of :class:`BeaconBase`: the owner ``emit``s them."""
-
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {}
-
-
-class BeaconBase(_rt.NativeObject, Beacon):
-    """The implementation base of :class:`Beacon`: subclass it."""
-
-    # The values of the properties; type checkers see the read-only ones of Beacon.
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("period", "count", "type_")
-
-    _STL_VIEW = True
-    _EVENTS = BeaconBaseEvents
-
+class BeaconBase(_rt.NativeObject, Beacon, events=BeaconBaseEvents):
     if _t.TYPE_CHECKING:
 
         @property
         def events(self) -> BeaconBaseEvents: ...
-
-    def __init__(self, name: str, period: _rt.Duration) -> None:
-        super().__init__(name)
-        self._init_static("period", period)
-
-    def get_next_count(self) -> int:
-        """The pending value of ``count``, or the current one when none is pending."""
-        value: int = self._get_next("count")
-        return value
-
-    def set_next_count(self, value: int) -> None:
-        """Set ``count`` at the next commit; the last write in a cycle wins."""
-        self._set_next("count", value)
-
-    def get_next_type(self) -> str:
-        """The pending value of ``type``, or the current one when none is pending."""
-        value: str = self._get_next("type_")
-        return value
-
-    def set_next_type(self, value: str) -> None:
-        """Set ``type`` at the next commit; the last write in a cycle wins."""
-        self._set_next("type_", value)
+        def __init__(self, name: str, period: _rt.Duration) -> None: ...
+        def get_next_count(self) -> int: ...
+        def set_next_count(self, value: int) -> None: ...
+        def get_next_type(self) -> str: ...
+        def set_next_type(self, value: str) -> None: ...
 
 
-class BeaconLocalProxy(_rt.LocalProxy, Beacon):
-    """A view of a :class:`Beacon` owned by another component of this process."""
-
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("period", "count", "type_")
-
-    _STL_VIEW = True
-    _EVENTS = BeaconEvents
+class BeaconLocalProxy(_rt.LocalProxy, Beacon): ...
 
 
-class BeaconRemoteProxy(_rt.RemoteProxy, Beacon):
-    """A view of a :class:`Beacon` owned by another process."""
-
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("period", "count", "type_")
-
-    _STL_VIEW = True
-    _EVENTS = BeaconEvents
-
-
-_rt.registry.register_class(__name__, Beacon, BeaconBase, BeaconLocalProxy, BeaconRemoteProxy)
+class BeaconRemoteProxy(_rt.RemoteProxy, Beacon): ...

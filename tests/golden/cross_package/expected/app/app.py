@@ -9,187 +9,50 @@ from sengen.runtime import abi as _rt
 
 from ..base.common import common as _base__common__common
 
-_rt.check_interface(1, __name__)
-_SCOPE = _rt.scope_of(__name__, 2)
+_rt.check_interface(2, __name__)
+_M = _rt.Module(__name__, package="app", file="app/app.stl", depth=2)
+
 
 Ids: _t.TypeAlias = tuple[_base__common__common.Id, ...]
-"""Sequence app.Ids."""
-META_Ids = _rt.SequenceMeta(
-    "app.Ids",
-    "",
-    0xDCB6E320887B478A,
-    element=_base__common__common.Id.META,
-    max_size=None,
-    is_bytes=False,
-)
-_rt.registry.register_type(_SCOPE, __name__, META_Ids)
-
-
-META_Sensor = _rt.ClassMeta(
-    "app.Sensor",
-    "",
-    "app/app.stl:7",
-    parent=_base__common__common.Device.META,
-    is_abstract=False,
-    instantiable=True,
-    properties=(
-        _rt.PropertyMeta(
-            "readings",
-            "readings",
-            META_Ids,
-            _rt.Category.DYNAMIC_RO,
-            _rt.Transport.CONFIRMED,
-            False,
-            (),
-            "",
-        ),
-        _rt.PropertyMeta(
-            "property",
-            "property_",
-            _rt.F64,
-            _rt.Category.DYNAMIC_RO,
-            _rt.Transport.MULTICAST,
-            False,
-            (),
-            "",
-        ),
-    ),
-    methods=(),
-    events=(
-        _rt.EventMeta(
-            "alarm",
-            "alarm",
-            (
-                _rt.ArgMeta("level", "level", _base__common__common.META_Level, ""),
-                _rt.ArgMeta("lambda", "lambda_", _rt.STRING, ""),
-            ),
-            _rt.Transport.MULTICAST,
-            "",
-        ),
-    ),
-    constructor=(_rt.ArgMeta("id", "id", _base__common__common.Id.META, ""),),
-    type_hash=0x8B8D6783E9918E6B,
-    scope=_SCOPE,
-)
+META_Ids = _M.sequence("Ids", element=_base__common__common.Id.META, hash=0xDCB6E320887B478A)
 
 
 class SensorEvents(_base__common__common.DeviceEvents):
-    """The events of :class:`Sensor`: ``connect`` a callback to one of them."""
+    alarm: _rt.Event[[_base__common__common.Level, str]] = _rt.event(
+        {"level": _base__common__common.META_Level, "lambda_": _rt.STRING}
+    )
+
+
+class SensorBaseEvents(_base__common__common.DeviceBaseEvents, SensorEvents): ...
+
+
+class Sensor(
+    _base__common__common.Device, module=_M, line=7, hash=0x8B8D6783E9918E6B, events=SensorEvents
+):
+    readings: _rt.Prop[Ids] = _rt.prop(META_Ids, transport=_rt.Transport.CONFIRMED)
+    property_: _rt.Prop[float] = _rt.prop(_rt.F64)
 
     if _t.TYPE_CHECKING:
-
-        @property
-        def alarm(self) -> _rt.EventHandle[[_base__common__common.Level, str]]:
-            """Event alarm."""
-            ...
-
-
-class Sensor(_base__common__common.Device):
-    """Class app.Sensor."""
-
-    __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = META_Sensor
-
-    if _t.TYPE_CHECKING:
-
-        @property
-        def readings(self) -> Ids:
-            """Property readings."""
-            ...
-
-        @property
-        def property_(self) -> float:
-            """Property property."""
-            ...
 
         @property
         def events(self) -> SensorEvents: ...
-
-    def on_readings_changed(self, callback: _t.Callable[[Ids], None]) -> _rt.Connection:
-        """Call ``callback`` with the new value of ``readings`` after each change."""
-        return self._on_changed_("readings", callback)
-
-    def on_property_changed(self, callback: _t.Callable[[float], None]) -> _rt.Connection:
-        """Call ``callback`` with the new value of ``property`` after each change."""
-        return self._on_changed_("property_", callback)
+        def on_readings_changed(self, callback: _t.Callable[[Ids], None]) -> _rt.Connection: ...
+        def on_property_changed(self, callback: _t.Callable[[float], None]) -> _rt.Connection: ...
 
 
-class SensorBaseEvents(_base__common__common.DeviceBaseEvents, SensorEvents):
-    """The events of :class:`SensorBase`: the owner ``emit``s them."""
-
-    class _alarm(_rt.EventHandle[[_base__common__common.Level, str]]):
-        __slots__ = ()
-
-        def emit(self, level: _base__common__common.Level, lambda_: str) -> None:
-            """Emit ``alarm``: delivered to subscribers once the owner commits."""
-            self._emit((level, lambda_))
-
-    if _t.TYPE_CHECKING:
-
-        @property
-        def alarm(self) -> _alarm: ...
-
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {
-        **_base__common__common.DeviceBaseEvents.HANDLES,
-        "alarm": _alarm,
-    }
-
-
-class SensorBase(_base__common__common.DeviceBase, Sensor):
-    """The implementation base of :class:`Sensor`: subclass it."""
-
-    # The values of the properties; type checkers see the read-only ones of Sensor.
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("readings", "property_")
-
-    _STL_VIEW = True
-    _EVENTS = SensorBaseEvents
-
+class SensorBase(_base__common__common.DeviceBase, Sensor, events=SensorBaseEvents):
     if _t.TYPE_CHECKING:
 
         @property
         def events(self) -> SensorBaseEvents: ...
-
-    def __init__(self, name: str, id_: _base__common__common.Id) -> None:
-        super().__init__(name=name, id_=id_)
-
-    def get_next_readings(self) -> Ids:
-        """The pending value of ``readings``, or the current one when none is pending."""
-        value: Ids = self._get_next("readings")
-        return value
-
-    def set_next_readings(self, value: Ids) -> None:
-        """Set ``readings`` at the next commit; the last write in a cycle wins."""
-        self._set_next("readings", value)
-
-    def get_next_property(self) -> float:
-        """The pending value of ``property``, or the current one when none is pending."""
-        value: float = self._get_next("property_")
-        return value
-
-    def set_next_property(self, value: float) -> None:
-        """Set ``property`` at the next commit; the last write in a cycle wins."""
-        self._set_next("property_", value)
+        def __init__(self, name: str, id: _base__common__common.Id) -> None: ...
+        def get_next_readings(self) -> Ids: ...
+        def set_next_readings(self, value: Ids) -> None: ...
+        def get_next_property(self) -> float: ...
+        def set_next_property(self, value: float) -> None: ...
 
 
-class SensorLocalProxy(_base__common__common.DeviceLocalProxy, Sensor):
-    """A view of a :class:`Sensor` owned by another component of this process."""
-
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("readings", "property_")
-
-    _STL_VIEW = True
-    _EVENTS = SensorEvents
+class SensorLocalProxy(_base__common__common.DeviceLocalProxy, Sensor): ...
 
 
-class SensorRemoteProxy(_base__common__common.DeviceRemoteProxy, Sensor):
-    """A view of a :class:`Sensor` owned by another process."""
-
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("readings", "property_")
-
-    _STL_VIEW = True
-    _EVENTS = SensorEvents
-
-
-_rt.registry.register_class(__name__, Sensor, SensorBase, SensorLocalProxy, SensorRemoteProxy)
+class SensorRemoteProxy(_base__common__common.DeviceRemoteProxy, Sensor): ...

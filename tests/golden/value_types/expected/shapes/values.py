@@ -3,394 +3,158 @@
 
 from __future__ import annotations
 
-import dataclasses as _dc
 import enum as _enum
 import typing as _t
 
 from sengen.runtime import abi as _rt
 
-_rt.check_interface(1, __name__)
-_SCOPE = _rt.scope_of(__name__, 2)
+_rt.check_interface(2, __name__)
+_M = _rt.Module(__name__, package="shapes", file="shapes/values.stl", depth=2)
 
 
 class Style(_enum.Enum):
     """How a shape is drawn."""
 
-    solid = 0
-    """filled"""
-    dashed = 1
-    """outline only"""
-    def_ = 2
-    """a Python keyword as an enumerator"""
+    solid = _rt.enumerator(0, doc="filled")
+    dashed = _rt.enumerator(1, doc="outline only")
+    def_ = _rt.enumerator(2, doc="a Python keyword as an enumerator")
 
 
-META_Style = _rt.EnumMeta(
-    "shapes.Style",
-    "How a shape is drawn.",
-    0x21065F5C83332789,
-    storage=_rt.U8,
-    enumerators=(
-        _rt.EnumeratorMeta("solid", "solid", 0, "filled"),
-        _rt.EnumeratorMeta("dashed", "dashed", 1, "outline only"),
-        _rt.EnumeratorMeta("def", "def_", 2, "a Python keyword as an enumerator"),
-    ),
-    py_class=Style,
-)
-_rt.registry.register_type(_SCOPE, __name__, META_Style)
+META_Style = _rt.enum_meta(Style, module=_M, storage=_rt.U8, hash=0x21065F5C83332789)
 
 
-@_dc.dataclass(frozen=True, slots=True, init=False)
+@_rt.struct(module=_M, hash=0x4AD5183FD33AE83B)
 class Point:
     """A point on the plane."""
 
     META: _t.ClassVar[_rt.StructMeta]
-    x: float
-    """metres east"""
-    y: float
-    """metres north"""
-
-    def __init__(self, x: float, y: float) -> None:
-        s = _SET_Point
-        s[0](self, x)
-        s[1](self, y)
+    x: float = _rt.field(_rt.F64, doc="metres east")
+    y: float = _rt.field(_rt.F64, doc="metres north")
 
 
-_SET_Point = _rt.slot_setters(Point, ("x", "y"))
-Point.META = _rt.StructMeta(
-    "shapes.Point",
-    "A point on the plane.",
-    0x4AD5183FD33AE83B,
-    parent=None,
-    fields=(
-        _rt.FieldMeta("x", "x", _rt.F64, "metres east"),
-        _rt.FieldMeta("y", "y", _rt.F64, "metres north"),
-    ),
-    py_class=Point,
-)
-_rt.registry.register_type(_SCOPE, __name__, Point.META)
-
-
-@_dc.dataclass(frozen=True, slots=True, init=False)
+@_rt.struct(module=_M, hash=0x0C6C302FFAF28BF6)
 class Point3(Point):
     """A point with a height; parent fields come first."""
 
     META: _t.ClassVar[_rt.StructMeta]
-    z: float
-
-    def __init__(self, x: float, y: float, z: float) -> None:
-        s = _SET_Point3
-        s[0](self, x)
-        s[1](self, y)
-        s[2](self, z)
+    z: float = _rt.field(_rt.F32)
 
 
-_SET_Point3 = _rt.slot_setters(Point3, ("x", "y", "z"))
-Point3.META = _rt.StructMeta(
-    "shapes.Point3",
-    "A point with a height; parent fields come first.",
-    0x0C6C302FFAF28BF6,
-    parent=Point.META,
-    fields=(
-        _rt.FieldMeta("x", "x", _rt.F64, "metres east"),
-        _rt.FieldMeta("y", "y", _rt.F64, "metres north"),
-        _rt.FieldMeta("z", "z", _rt.F32, ""),
-    ),
-    py_class=Point3,
-)
-_rt.registry.register_type(_SCOPE, __name__, Point3.META)
-
-
-META_Length = _rt.QuantityMeta(
-    "shapes.Length",
-    "",
-    0xDA2D8CD154850D00,
+META_Length = _M.quantity(
+    "Length",
     value_type=_rt.F32,
-    unit=_rt.UnitMeta("m", "meter", "length", 1.0),
+    unit=_rt.UnitMeta(abbreviation="m", name="meter", category="length", factor=1.0),
     minimum=0.0,
     maximum=100.0,
+    hash=0xDA2D8CD154850D00,
 )
 Length: _t.TypeAlias = _t.Annotated[float, META_Length]
-"""Quantity shapes.Length."""
-_rt.registry.register_type(_SCOPE, __name__, META_Length)
 
 
-META_Count = _rt.QuantityMeta(
-    "shapes.Count",
-    "",
-    0x56678C8F41CCEE74,
-    value_type=_rt.U16,
-    unit=None,
-    minimum=None,
-    maximum=None,
-)
+META_Count = _M.quantity("Count", value_type=_rt.U16, hash=0x56678C8F41CCEE74)
 Count: _t.TypeAlias = _t.Annotated[int, META_Count]
-"""Quantity shapes.Count."""
-_rt.registry.register_type(_SCOPE, __name__, META_Count)
 
 
-META_Label = _rt.AliasMeta(
-    "shapes.Label",
-    "",
-    0xCE4A8407CDD87B4E,
-    target=_rt.STRING,
-)
+META_Label = _M.alias("Label", target=_rt.STRING, hash=0xCE4A8407CDD87B4E)
 Label: _t.TypeAlias = _t.Annotated[str, META_Label]
-"""Alias shapes.Label."""
-_rt.registry.register_type(_SCOPE, __name__, META_Label)
 
 
 Path: _t.TypeAlias = tuple[Point, ...]
-"""Sequence shapes.Path."""
-META_Path = _rt.SequenceMeta(
-    "shapes.Path",
-    "",
-    0x3000E6AAB562F435,
-    element=Point.META,
-    max_size=None,
-    is_bytes=False,
-)
-_rt.registry.register_type(_SCOPE, __name__, META_Path)
+META_Path = _M.sequence("Path", element=Point.META, hash=0x3000E6AAB562F435)
 
 
 Corners: _t.TypeAlias = tuple[Point, ...]
-"""Sequence shapes.Corners."""
-META_Corners = _rt.SequenceMeta(
-    "shapes.Corners",
-    "",
-    0xCEBFD362F0C6BAC8,
-    element=Point.META,
-    max_size=4,
-    is_bytes=False,
-)
-_rt.registry.register_type(_SCOPE, __name__, META_Corners)
+META_Corners = _M.sequence("Corners", element=Point.META, max_size=4, hash=0xCEBFD362F0C6BAC8)
 
 
 Vector: _t.TypeAlias = tuple[float, ...]
-"""Array shapes.Vector."""
-META_Vector = _rt.ArrayMeta(
-    "shapes.Vector",
-    "",
-    0x0E297D15AAF53B7E,
-    element=_rt.F64,
-    size=3,
-    is_bytes=False,
-)
-_rt.registry.register_type(_SCOPE, __name__, META_Vector)
+META_Vector = _M.array("Vector", element=_rt.F64, size=3, hash=0x0E297D15AAF53B7E)
 
 
 Blob: _t.TypeAlias = bytes
-"""Sequence shapes.Blob."""
-META_Blob = _rt.SequenceMeta(
-    "shapes.Blob",
-    "",
-    0x01345A8DD3EE5517,
-    element=_rt.U8,
-    max_size=None,
-    is_bytes=True,
-)
-_rt.registry.register_type(_SCOPE, __name__, META_Blob)
+META_Blob = _M.sequence("Blob", element=_rt.U8, hash=0x01345A8DD3EE5517)
 
 
-META_MyByte = _rt.AliasMeta(
-    "shapes.MyByte",
-    "",
-    0xC1507B7953D3C6F6,
-    target=_rt.U8,
-)
+META_MyByte = _M.alias("MyByte", target=_rt.U8, hash=0xC1507B7953D3C6F6)
 MyByte: _t.TypeAlias = _t.Annotated[int, META_MyByte]
-"""Alias shapes.MyByte."""
-_rt.registry.register_type(_SCOPE, __name__, META_MyByte)
 
 
 TwoBytes: _t.TypeAlias = tuple[MyByte, ...]
-"""Array shapes.TwoBytes."""
-META_TwoBytes = _rt.ArrayMeta(
-    "shapes.TwoBytes",
-    "",
-    0x5B9C52425E265270,
-    element=META_MyByte,
-    size=2,
-    is_bytes=False,
-)
-_rt.registry.register_type(_SCOPE, __name__, META_TwoBytes)
+META_TwoBytes = _M.array("TwoBytes", element=META_MyByte, size=2, hash=0x5B9C52425E265270)
 
 
 MaybePoint: _t.TypeAlias = Point | None
-"""Optional shapes.MaybePoint."""
-META_MaybePoint = _rt.OptionalMeta(
-    "shapes.MaybePoint",
-    "",
-    0x55D74379AAEFB212,
-    target=Point.META,
-)
-_rt.registry.register_type(_SCOPE, __name__, META_MaybePoint)
+META_MaybePoint = _M.optional("MaybePoint", target=Point.META, hash=0x55D74379AAEFB212)
 
 
 Labels: _t.TypeAlias = tuple[Label, ...]
-"""Sequence shapes.Labels."""
-META_Labels = _rt.SequenceMeta(
-    "shapes.Labels",
-    "",
-    0x3DC82B4E36DCC2E7,
-    element=META_Label,
-    max_size=None,
-    is_bytes=False,
-)
-_rt.registry.register_type(_SCOPE, __name__, META_Labels)
+META_Labels = _M.sequence("Labels", element=META_Label, hash=0x3DC82B4E36DCC2E7)
 
 
-@_dc.dataclass(frozen=True, slots=True, init=False)
+@_rt.variant(module=_M, hash=0x09E7BA7655186AB6)
 class Measure:
     """Alternatives of the same Python type stay apart."""
 
     META: _t.ClassVar[_rt.VariantMeta]
     tag: _t.Literal["u64", "i32", "Label", "string", "Point"]
     value: int | Label | str | Point
+    ALTERNATIVES = [
+        _rt.alternative("u64", type=_rt.U64),
+        _rt.alternative("i32", type=_rt.I32),
+        _rt.alternative("Label", type=META_Label),
+        _rt.alternative("string", type=_rt.STRING),
+        _rt.alternative("Point", type=Point.META),
+    ]
 
-    @_t.overload
-    def __init__(self, tag: _t.Literal["u64"], value: int) -> None: ...
+    if _t.TYPE_CHECKING:
 
-    @_t.overload
-    def __init__(self, tag: _t.Literal["i32"], value: int) -> None: ...
-
-    @_t.overload
-    def __init__(self, tag: _t.Literal["Label"], value: Label) -> None: ...
-
-    @_t.overload
-    def __init__(self, tag: _t.Literal["string"], value: str) -> None: ...
-
-    @_t.overload
-    def __init__(self, tag: _t.Literal["Point"], value: Point) -> None: ...
-
-    def __init__(
-        self, tag: _t.Literal["u64", "i32", "Label", "string", "Point"], value: _t.Any
-    ) -> None:
-        s = _SET_Measure
-        s[0](self, tag)
-        s[1](self, value)
-
-    @_t.overload
-    def get(self, tag: _t.Literal["u64"]) -> int: ...
-
-    @_t.overload
-    def get(self, tag: _t.Literal["i32"]) -> int: ...
-
-    @_t.overload
-    def get(self, tag: _t.Literal["Label"]) -> Label: ...
-
-    @_t.overload
-    def get(self, tag: _t.Literal["string"]) -> str: ...
-
-    @_t.overload
-    def get(self, tag: _t.Literal["Point"]) -> Point: ...
-
-    def get(self, tag: str) -> _t.Any:
-        """The value held, typed for ``tag``; raises ``VariantTagError`` for another tag."""
-        return _rt.variant_get(self, tag)
+        @_t.overload
+        def __init__(self, tag: _t.Literal["u64"], value: int) -> None: ...
+        @_t.overload
+        def __init__(self, tag: _t.Literal["i32"], value: int) -> None: ...
+        @_t.overload
+        def __init__(self, tag: _t.Literal["Label"], value: Label) -> None: ...
+        @_t.overload
+        def __init__(self, tag: _t.Literal["string"], value: str) -> None: ...
+        @_t.overload
+        def __init__(self, tag: _t.Literal["Point"], value: Point) -> None: ...
+        def __init__(self, tag: str, value: _t.Any) -> None: ...
+        @_t.overload
+        def get(self, tag: _t.Literal["u64"]) -> int: ...
+        @_t.overload
+        def get(self, tag: _t.Literal["i32"]) -> int: ...
+        @_t.overload
+        def get(self, tag: _t.Literal["Label"]) -> Label: ...
+        @_t.overload
+        def get(self, tag: _t.Literal["string"]) -> str: ...
+        @_t.overload
+        def get(self, tag: _t.Literal["Point"]) -> Point: ...
+        def get(self, tag: str) -> _t.Any: ...
 
 
-_SET_Measure = _rt.slot_setters(Measure, ("tag", "value"))
-Measure.META = _rt.VariantMeta(
-    "shapes.Measure",
-    "Alternatives of the same Python type stay apart.",
-    0x09E7BA7655186AB6,
-    alternatives=(
-        _rt.AlternativeMeta("u64", 0, _rt.U64, ""),
-        _rt.AlternativeMeta("i32", 1, _rt.I32, ""),
-        _rt.AlternativeMeta("Label", 2, META_Label, ""),
-        _rt.AlternativeMeta("string", 3, _rt.STRING, ""),
-        _rt.AlternativeMeta("Point", 4, Point.META, ""),
-    ),
-    py_class=Measure,
-)
-_rt.registry.register_type(_SCOPE, __name__, Measure.META)
-
-
-@_dc.dataclass(frozen=True, slots=True, init=False)
+@_rt.variant(module=_M, hash=0xC6403D6F553FAA39)
 class Only:
     """One alternative only."""
 
     META: _t.ClassVar[_rt.VariantMeta]
     tag: _t.Literal["Length"]
     value: Length
+    ALTERNATIVES = [_rt.alternative("Length", type=META_Length)]
 
-    def __init__(self, tag: _t.Literal["Length"], value: Length) -> None:
-        s = _SET_Only
-        s[0](self, tag)
-        s[1](self, value)
+    if _t.TYPE_CHECKING:
 
-    def get(self, tag: _t.Literal["Length"]) -> Length:
-        """The value held; raises ``VariantTagError`` for another tag."""
-        value: Length = _rt.variant_get(self, tag)
-        return value
+        def __init__(self, tag: _t.Literal["Length"], value: Length) -> None: ...
+        def get(self, tag: _t.Literal["Length"]) -> Length: ...
 
 
-_SET_Only = _rt.slot_setters(Only, ("tag", "value"))
-Only.META = _rt.VariantMeta(
-    "shapes.Only",
-    "One alternative only.",
-    0xC6403D6F553FAA39,
-    alternatives=(_rt.AlternativeMeta("Length", 0, META_Length, ""),),
-    py_class=Only,
-)
-_rt.registry.register_type(_SCOPE, __name__, Only.META)
-
-
-@_dc.dataclass(frozen=True, slots=True, init=False)
+@_rt.struct(module=_M, hash=0xFF4EA6E7AC30681D)
 class Everything:
-    """Struct shapes.Everything."""
-
     META: _t.ClassVar[_rt.StructMeta]
-    style: Style
-    where: MaybePoint
-    route: Path
-    size: Length
-    tags: Labels
-    raw: Blob
-    from_: _rt.Duration
-    """reserved as a field name"""
-    at: _rt.TimeStamp
-
-    def __init__(
-        self,
-        style: Style,
-        where: MaybePoint,
-        route: Path,
-        size: Length,
-        tags: Labels,
-        raw: Blob,
-        from_: _rt.Duration,
-        at: _rt.TimeStamp,
-    ) -> None:
-        s = _SET_Everything
-        s[0](self, style)
-        s[1](self, where)
-        s[2](self, route)
-        s[3](self, size)
-        s[4](self, tags)
-        s[5](self, raw)
-        s[6](self, from_)
-        s[7](self, at)
-
-
-_SET_Everything = _rt.slot_setters(
-    Everything, ("style", "where", "route", "size", "tags", "raw", "from_", "at")
-)
-Everything.META = _rt.StructMeta(
-    "shapes.Everything",
-    "",
-    0xFF4EA6E7AC30681D,
-    parent=None,
-    fields=(
-        _rt.FieldMeta("style", "style", META_Style, ""),
-        _rt.FieldMeta("where", "where", META_MaybePoint, ""),
-        _rt.FieldMeta("route", "route", META_Path, ""),
-        _rt.FieldMeta("size", "size", META_Length, ""),
-        _rt.FieldMeta("tags", "tags", META_Labels, ""),
-        _rt.FieldMeta("raw", "raw", META_Blob, ""),
-        _rt.FieldMeta("from", "from_", _rt.DURATION, "reserved as a field name"),
-        _rt.FieldMeta("at", "at", _rt.TIMESTAMP, ""),
-    ),
-    py_class=Everything,
-)
-_rt.registry.register_type(_SCOPE, __name__, Everything.META)
+    style: Style = _rt.field(META_Style)
+    where: MaybePoint = _rt.field(META_MaybePoint)
+    route: Path = _rt.field(META_Path)
+    size: Length = _rt.field(META_Length)
+    tags: Labels = _rt.field(META_Labels)
+    raw: Blob = _rt.field(META_Blob)
+    from_: _rt.Duration = _rt.field(_rt.DURATION, doc="reserved as a field name")
+    at: _rt.TimeStamp = _rt.field(_rt.TIMESTAMP)

@@ -3,180 +3,58 @@
 
 from __future__ import annotations
 
-import dataclasses as _dc
 import enum as _enum
 import typing as _t
 
 from sengen.runtime import abi as _rt
 
-_rt.check_interface(1, __name__)
-_SCOPE = _rt.scope_of(__name__, 3)
+_rt.check_interface(2, __name__)
+_M = _rt.Module(__name__, package="base.common", file="base/common.stl", depth=3)
 
 
-@_dc.dataclass(frozen=True, slots=True, init=False)
+@_rt.struct(module=_M, hash=0xE4E85810E2B3534A)
 class Id:
-    """Struct base.common.Id."""
-
     META: _t.ClassVar[_rt.StructMeta]
-    value: int
-
-    def __init__(self, value: int) -> None:
-        s = _SET_Id
-        s[0](self, value)
-
-
-_SET_Id = _rt.slot_setters(Id, ("value",))
-Id.META = _rt.StructMeta(
-    "base.common.Id",
-    "",
-    0xE4E85810E2B3534A,
-    parent=None,
-    fields=(_rt.FieldMeta("value", "value", _rt.U64, ""),),
-    py_class=Id,
-)
-_rt.registry.register_type(_SCOPE, __name__, Id.META)
+    value: int = _rt.field(_rt.U64)
 
 
 class Level(_enum.Enum):
-    """Enum base.common.Level."""
-
     low = 0
     high = 1
 
 
-META_Level = _rt.EnumMeta(
-    "base.common.Level",
-    "",
-    0x9C17545D1162669D,
-    storage=_rt.U8,
-    enumerators=(
-        _rt.EnumeratorMeta("low", "low", 0, ""),
-        _rt.EnumeratorMeta("high", "high", 1, ""),
-    ),
-    py_class=Level,
-)
-_rt.registry.register_type(_SCOPE, __name__, META_Level)
+META_Level = _rt.enum_meta(Level, module=_M, storage=_rt.U8, hash=0x9C17545D1162669D)
 
 
-META_Device = _rt.ClassMeta(
-    "base.common.Device",
-    "",
-    "base/common.stl:10",
-    parent=None,
-    is_abstract=False,
-    instantiable=True,
-    properties=(
-        _rt.PropertyMeta(
-            "id", "id_", Id.META, _rt.Category.STATIC_RW, _rt.Transport.MULTICAST, False, (), ""
-        ),
-        _rt.PropertyMeta(
-            "level",
-            "level",
-            META_Level,
-            _rt.Category.DYNAMIC_RW,
-            _rt.Transport.MULTICAST,
-            False,
-            (),
-            "",
-        ),
-    ),
-    methods=(),
-    events=(),
-    constructor=(_rt.ArgMeta("id", "id", Id.META, ""),),
-    type_hash=0xDDA61FBC00E048BE,
-    scope=_SCOPE,
-)
+class DeviceEvents(_rt.Events): ...
 
 
-class DeviceEvents(_rt.Events):
-    """The events of :class:`Device`: ``connect`` a callback to one of them."""
-
-    pass
+class DeviceBaseEvents(_rt.BaseEvents, DeviceEvents): ...
 
 
-class Device(_rt.Object):
-    """Class base.common.Device."""
-
-    __slots__ = ()
-    META: _t.ClassVar[_rt.ClassMeta] = META_Device
+class Device(_rt.Object, module=_M, line=10, hash=0xDDA61FBC00E048BE, events=DeviceEvents):
+    id_: _rt.Prop[Id] = _rt.prop(Id.META, static=True)
+    level: _rt.Prop[Level] = _rt.prop(META_Level, writable=True)
 
     if _t.TYPE_CHECKING:
 
         @property
-        def id_(self) -> Id:
-            """Property id."""
-            ...
-
-        @property
-        def level(self) -> Level:
-            """Property level."""
-            ...
-
-        @property
         def events(self) -> DeviceEvents: ...
-
-    def on_level_changed(self, callback: _t.Callable[[Level], None]) -> _rt.Connection:
-        """Call ``callback`` with the new value of ``level`` after each change."""
-        return self._on_changed_("level", callback)
-
-    def set_next_level(self, value: Level) -> _rt.Call[None] | None:
-        """Ask the owner to set ``level``; visible after the owner's commit."""
-        return self._setter_call_("level", value)
+        def on_level_changed(self, callback: _t.Callable[[Level], None]) -> _rt.Connection: ...
+        def set_next_level(self, value: Level) -> _rt.Call[None] | None: ...
 
 
-class DeviceBaseEvents(DeviceEvents):
-    """The events of :class:`DeviceBase`: the owner ``emit``s them."""
-
-    HANDLES: _t.ClassVar[dict[str, type[_rt.EventHandle[...]]]] = {}
-
-
-class DeviceBase(_rt.NativeObject, Device):
-    """The implementation base of :class:`Device`: subclass it."""
-
-    # The values of the properties; type checkers see the read-only ones of Device.
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("id_", "level")
-
-    _STL_VIEW = True
-    _EVENTS = DeviceBaseEvents
-
+class DeviceBase(_rt.NativeObject, Device, events=DeviceBaseEvents):
     if _t.TYPE_CHECKING:
 
         @property
         def events(self) -> DeviceBaseEvents: ...
-
-    def __init__(self, name: str, id_: Id) -> None:
-        super().__init__(name)
-        self._init_static("id_", id_)
-
-    def get_next_level(self) -> Level:
-        """The pending value of ``level``, or the current one when none is pending."""
-        value: Level = self._get_next("level")
-        return value
-
-    def set_next_level(self, value: Level) -> None:
-        """Set ``level`` at the next commit; the last write in a cycle wins."""
-        self._set_next("level", value)
+        def __init__(self, name: str, id: Id) -> None: ...
+        def get_next_level(self) -> Level: ...
+        def set_next_level(self, value: Level) -> None: ...
 
 
-class DeviceLocalProxy(_rt.LocalProxy, Device):
-    """A view of a :class:`Device` owned by another component of this process."""
-
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("id_", "level")
-
-    _STL_VIEW = True
-    _EVENTS = DeviceEvents
+class DeviceLocalProxy(_rt.LocalProxy, Device): ...
 
 
-class DeviceRemoteProxy(_rt.RemoteProxy, Device):
-    """A view of a :class:`Device` owned by another process."""
-
-    if not _t.TYPE_CHECKING:
-        __slots__ = ("id_", "level")
-
-    _STL_VIEW = True
-    _EVENTS = DeviceEvents
-
-
-_rt.registry.register_class(__name__, Device, DeviceBase, DeviceLocalProxy, DeviceRemoteProxy)
+class DeviceRemoteProxy(_rt.RemoteProxy, Device): ...

@@ -1,0 +1,140 @@
+"""Costs that follow change (issue 28, docs/scale.md): a local proxy is refreshed only after its
+owner committed a change of it, in creation order whatever the order the owners committed in;
+a publishing component tracks changes only while something reads them."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from objects_support import Tree, cycle, imported_tree
+
+from sengen.runtime.kernel.api import RunApi
+from sengen.runtime.kernel.component import Component
+from sengen.runtime.objects.context import Context
+from sengen.testing import TestKernel
+
+ROOT = "objgen_scale"
+BUS = "local.bus"
+PERIOD = 10_000_000
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tree]:
+    with imported_tree(tmp_path_factory.mktemp("scale"), ROOT) as generated:
+        yield generated
+
+
+def gauge(tree: Tree, context: Context, name: str) -> Any:
+    obj = tree.devices.GaugeBase(name, serial=f"S-{name}", gain=0.5)
+    obj.set_tag_id(1)
+    obj.set_slot(1)
+    obj._bind_(context, BUS, 0)
+    return obj
+
+
+def test_only_the_proxies_of_changed_objects_are_refreshed(tree: Tree) -> None:
+    owner, subscriber = Context("owner"), Context("subscriber")
+    gauges = [gauge(tree, owner, f"g{i}") for i in range(20)]
+    proxies = [tree.devices.GaugeLocalProxy(g, subscriber) for g in gauges]
+    changing = random.sample(range(20), 5)
+    readings = {i: random.uniform(1.0, 100.0) for i in changing}
+
+    def update() -> None:
+        for i, value in readings.items():
+            gauges[i].set_next_reading(value)
+
+    cycle(owner, PERIOD, update=update)
+    assert {proxies.index(p) for p in subscriber.queued} == set(changing)
+    cycle(subscriber, PERIOD)
+    assert [p.reading for p in proxies] == [readings.get(i, 0.0) for i in range(20)]
+    assert not subscriber.stale and not subscriber.queued
+    cycle(owner, 2 * PERIOD, update=update)  # the same values again: nothing changed
+    assert not subscriber.stale
+
+
+def test_refresh_runs_in_proxy_creation_order_whatever_the_commit_order(tree: Tree) -> None:
+    first, second, subscriber = Context("first"), Context("second"), Context("subscriber")
+    owners = [gauge(tree, random.choice((first, second)), f"g{i}") for i in range(12)]
+    order = list(range(12))
+    random.shuffle(order)
+    proxies = [tree.devices.GaugeLocalProxy(owners[i], subscriber) for i in order]
+    seen: list[str] = []
+    for proxy in proxies:
+        proxy.on_reading_changed(lambda _value, name=proxy.name: seen.append(name))
+
+    def update() -> None:
+        for obj in owners:
+            obj.set_next_reading(random.uniform(1.0, 2.0))
+
+    with second.active(), first.active():
+        update()
+    second.commit(PERIOD)  # the second owner commits first
+    first.commit(PERIOD)
+    cycle(subscriber, PERIOD)
+    assert seen == [p.name for p in proxies]
+
+
+def test_a_closed_proxy_is_no_longer_watched(tree: Tree) -> None:
+    owner, subscriber = Context("owner"), Context("subscriber")
+    obj = gauge(tree, owner, "g")
+    proxy = tree.devices.GaugeLocalProxy(obj, subscriber)
+    other = tree.devices.GaugeLocalProxy(obj, subscriber)
+    assert [p for _, p in owner.watchers[obj]] == [proxy, other]
+    proxy._close_()
+    assert [p for _, p in owner.watchers[obj]] == [other]
+    value = random.uniform(1.0, 2.0)
+    cycle(owner, PERIOD, update=lambda: obj.set_next_reading(value))
+    assert list(subscriber.stale) == [other]
+    cycle(subscriber, PERIOD)
+    assert (proxy.reading, other.reading) == (0.0, value)
+    other._close_()
+    assert obj not in owner.watchers
+
+
+class Publishing(Component):
+    def __init__(self, tree: Tree, count: int) -> None:
+        self.tree, self.count = tree, count
+        self.context: Context | None = None
+
+    def run(self, api: RunApi) -> None:
+        self.context = api._runner.context
+        source = api.get_source(BUS)
+        for i in range(self.count):
+            obj = self.tree.devices.GaugeBase(f"g{i}", serial=f"S{i}", gain=0.5)
+            obj.set_tag_id(1)
+            obj.set_slot(1)
+            source.add(obj)
+        api.exec_loop(PERIOD, lambda: None)
+
+
+class Selecting(Component):
+    def __init__(self, query: str) -> None:
+        self.query = query
+        self.subscription: Any = None
+
+    def run(self, api: RunApi) -> None:
+        self.subscription = api.select(self.query)
+        api.exec_loop(PERIOD, lambda: None)
+
+
+@pytest.mark.parametrize(
+    ("where", "tracked"),
+    [("", False), (" WHERE reading < 0.5", True), (" WHERE serial = 'S1'", False)],
+)
+def test_changes_are_tracked_only_while_a_condition_reads_them(
+    tree: Tree, where: str, tracked: bool
+) -> None:
+    count = random.randint(3, 8)
+    publishing = Publishing(tree, count)
+    selecting = Selecting(f"SELECT objtest.Gauge FROM {BUS}{where}")
+    with TestKernel([("pub", publishing), ("sub", selecting)]) as tk:
+        tk.step(3)
+        assert publishing.context is not None
+        assert len(selecting.subscription) == (1 if "serial" in where else count)
+        assert publishing.context.track_changes is tracked
+        selecting.subscription.close()
+        tk.step(2)
+        assert publishing.context.track_changes is False
