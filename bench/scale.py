@@ -14,6 +14,9 @@ property per cycle (x, y, z in turn). Modes, each printing one line per N:
   writes its wall clock; the consumer reads it after its drain).
 * ``idle``: N objects that never change, seen through N local proxies: the consumer's drain
   time (median, p99).
+* ``remote-idle``: N remote proxies of objects that never change, in one context without a
+  transport (nothing arrives): the refresh time of its drain (median, p99), then the same with
+  one proxy in a hundred receiving a commit per drain.
 * ``remote``: ``--producers`` child processes share N objects; this process subscribes through
   the transport. Figures: publish time (the children's publication, wall clock, to this process
   holding all N), late-joiner discovery (a second kernel started afterwards, to all N), updates
@@ -43,7 +46,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import sengen
 from sengen.runtime import Duration
@@ -51,6 +54,9 @@ from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.component import Component
 from sengen.runtime.kernel.config import load_config_text
 from sengen.runtime.kernel.kernel import Kernel
+from sengen.runtime.objects.codec import class_codec
+from sengen.runtime.objects.context import Context
+from sengen.runtime.objects.registry import registry
 
 GENERATED_ROOT = "sengen_bench_scale_gen"
 PACKAGE = "bench_scale"
@@ -619,6 +625,37 @@ def remote(base: Path, count: int, producers: int, args: argparse.Namespace) -> 
     )
 
 
+def remote_idle(cls: Any, count: int, drains: int = 200) -> str:
+    """The drain's proxy refresh (``Context.refresh``) over ``count`` remote proxies: all idle,
+    then one in a hundred fed an encoded commit before each drain, as the transport does."""
+    proxy_class = registry.proxies(cls.META)[1]
+    context = Context("consumer")
+    state = {"x": 0.0, "y": 0.0, "z": 0.0, "label": "e"}
+    # No endpoint: nothing here calls or subscribes to events.
+    proxies: list[Any] = [
+        proxy_class(cast(Any, None), context, label(i), BUS, state, 0) for i in range(count)
+    ]
+    changes = [class_codec(cls.META).encode_properties({"x": float(k)}) for k in range(drains)]
+    fed = proxies[::100]
+    figures = []
+    for feeding in (False, True):
+        times = []
+        for k in range(drains):
+            if feeding:
+                for proxy in fed:
+                    proxy._receive_state_(changes[k], k)
+            begin = time.perf_counter_ns()
+            context.refresh()
+            times.append(time.perf_counter_ns() - begin)
+        times.sort()
+        figures.append(f"p50 {statistics.median(times) / 1e6:.3f} ms p99 {p99(times) / 1e6:.3f} ms")
+    assert all(p.x == float(drains - 1) for p in fed)  # the feeding did reach them
+    return (
+        f"N={count:>6} idle remote proxies: refresh {figures[0]};"
+        f" {len(fed)} fed: refresh {figures[1]}"
+    )
+
+
 # --------------------------------------------------------------------------------------------
 # entry point
 
@@ -626,7 +663,7 @@ def remote(base: Path, count: int, producers: int, args: argparse.Namespace) -> 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--counts", default="1000,10000,50000,100000")
-    parser.add_argument("--modes", default="producer,local,idle,remote")
+    parser.add_argument("--modes", default="producer,local,idle,remote-idle,remote")
     parser.add_argument("--rate", type=float, default=30.0, help="Hz (local, remote)")
     parser.add_argument("--seconds", type=float, default=10.0, help="each window")
     parser.add_argument("--producers", default="1,3", help="remote: child processes")
@@ -650,6 +687,8 @@ def main() -> None:
                 if mode in modes:
                     cls = still if mode == "idle" else moving
                     print(local(cls, count, args.rate, args.seconds, mode), flush=True)
+            if "remote-idle" in modes:
+                print(remote_idle(still, count), flush=True)
             if "remote" in modes:
                 for producers in [int(p) for p in args.producers.split(",")]:
                     print(remote(base, count, producers, args), flush=True)

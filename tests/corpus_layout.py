@@ -41,6 +41,9 @@ def fom_corpus_root() -> Path:
     ``SENGEN_REQUIRE_CORPUS=1``), like :func:`corpus_root`."""
     root = fom_corpus_path()
     if not (root / "examples/packages/hla_fom").is_dir():
+        if not corpus_present():
+            # Both corpora missing is one thing (no ../shared at all): one reason, one line.
+            corpus_root()
         reason = (
             f"{FOM_MISSING}: expected the folder {FOM_CORPUS_RELATIVE}/ relative to the "
             f"repository root {REPO_ROOT} (resolved: {root}) holding the FOM data of fom.md §12.1"

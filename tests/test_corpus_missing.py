@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from corpus_layout import CORPUS_VARIABLE, MISSING, REQUIRE_VARIABLE
+from corpus_layout import CORPUS_VARIABLE, FOM_CORPUS_VARIABLE, MISSING, REQUIRE_VARIABLE
 
 TESTS = Path(__file__).resolve().parent
 SELECTION = [
@@ -21,12 +21,15 @@ SELECTION = [
     "test_naming.py::test_corpus_mangling_warning_text_and_totals",
     "test_codegen_corpus.py::test_every_resolvable_file_generates",
     "test_codegen_corpus.py::test_all_trees_import_in_one_process",
+    # Without ../shared the FOM corpus is missing too: still the one reason.
+    "test_fom_set.py::test_dummy_entities_set",
 ]
 
 
 def _pytest(tmp_path: Path, require: bool) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in (CORPUS_VARIABLE, REQUIRE_VARIABLE)}
     env[CORPUS_VARIABLE] = str(tmp_path / "no-corpus-here")
+    env[FOM_CORPUS_VARIABLE] = str(tmp_path / "no-fom-corpus-here")
     if require:
         env[REQUIRE_VARIABLE] = "1"
     return subprocess.run(
@@ -45,10 +48,10 @@ def test_missing_corpus_skips_with_one_reason(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     skipped = [line for line in result.stdout.splitlines() if line.startswith("SKIPPED")]
     assert len(skipped) == 1, result.stdout
-    assert skipped[0].startswith("SKIPPED [4] corpus_layout.py:"), skipped[0]
+    assert skipped[0].startswith("SKIPPED [5] corpus_layout.py:"), skipped[0]
     assert f"{MISSING}: expected the folder {CORPUS_VARIABLE}=" in skipped[0]
     assert str(tmp_path / "no-corpus-here") in skipped[0]
-    assert "4 skipped" in result.stdout.splitlines()[-1]
+    assert "5 skipped" in result.stdout.splitlines()[-1]
 
 
 def test_missing_corpus_fails_when_required(tmp_path: Path) -> None:
@@ -56,4 +59,4 @@ def test_missing_corpus_fails_when_required(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"({REQUIRE_VARIABLE}=1: required)" in result.stdout
     # The two tests of the module fixture are errors (in set-up), the other two failures.
-    assert result.stdout.splitlines()[-1].startswith("2 failed, 2 errors in "), result.stdout
+    assert result.stdout.splitlines()[-1].startswith("3 failed, 2 errors in "), result.stdout

@@ -1,18 +1,23 @@
 """Costs that follow change (issue 28, docs/scale.md): a local proxy is refreshed only after its
-owner committed a change of it, in creation order whatever the order the owners committed in;
-a publishing component tracks changes only while something reads them."""
+owner committed a change of it, a remote proxy only after something arrived for it, in creation
+order whatever the order the owners committed in; a publishing component tracks changes only
+while something reads them."""
 
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from objects_support import Tree, cycle, imported_tree
 
+from sengen.runtime.components.transport.handles import RemoteHandle, deliver_changes
 from sengen.runtime.kernel.api import RunApi
 from sengen.runtime.kernel.component import Component
+from sengen.runtime.objects import values
+from sengen.runtime.objects.codec import class_codec
 from sengen.runtime.objects.context import Context
 from sengen.testing import TestKernel
 
@@ -92,6 +97,72 @@ def test_a_closed_proxy_is_no_longer_watched(tree: Tree) -> None:
     assert (proxy.reading, other.reading) == (0.0, value)
     other._close_()
     assert obj not in owner.watchers
+
+
+def remote_handles(tree: Tree, count: int, lock: threading.Lock) -> list[RemoteHandle]:
+    """``count`` remote objects of a process, as the transport holds them, without one."""
+    meta = tree.devices.Gauge.META
+    state = {p.stl_name: values.zero(p.type) for p in meta.all_properties}
+    proxy_class = tree.devices.GaugeRemoteProxy
+    send = lambda *_: None  # noqa: E731  (no calls here)
+    return [
+        RemoteHandle(meta, proxy_class, "zid", i, f"g{i}", BUS, dict(state), 0, send, lock)
+        for i in range(count)
+    ]
+
+
+def test_only_the_remote_proxies_something_arrived_for_are_refreshed(tree: Tree) -> None:
+    subscriber, lock = Context("subscriber"), threading.Lock()
+    handles = remote_handles(tree, 20, lock)
+    proxies: list[Any] = [h.view_for(subscriber) for h in handles]
+    seen: list[str] = []
+    for proxy in proxies:
+        proxy.on_reading_changed(lambda _value, name=proxy.name: seen.append(name))
+    fed = random.sample(range(20), 6)
+    readings = {i: random.uniform(1.0, 100.0) for i in fed}
+    codec = class_codec(tree.devices.Gauge.META)
+    deliver_changes(  # one commit, in an order that is not the proxies' creation order
+        lock,
+        [handles[i] for i in fed],
+        [codec.encode_properties({"reading": readings[i]}) for i in fed],
+        PERIOD,
+    )
+    assert {proxies.index(p) for p in subscriber.queued} == set(fed)
+    cycle(subscriber, PERIOD)
+    assert [p.reading for p in proxies] == [readings.get(i, 0.0) for i in range(20)]
+    assert seen == [f"g{i}" for i in sorted(fed)]
+    assert not subscriber.stale and not subscriber.queued
+    event = random.choice(proxies)
+    event._receive_event_("ticked", (random.randint(1, 9), "x"), 2 * PERIOD)
+    assert list(subscriber.stale) == [event]
+    event._close_()
+    cycle(subscriber, 2 * PERIOD)  # a closed proxy is not refreshed (and not kept queued)
+    assert len(event._events_in) == 1 and not subscriber.queued
+
+
+def test_no_arrival_is_left_unread_while_the_drain_races_the_transport(tree: Tree) -> None:
+    """The transport's thread appends then touches; the drain unqueues then reads: whatever the
+    interleaving, a drain after the last arrival shows it."""
+    subscriber, lock = Context("subscriber"), threading.Lock()
+    handle = remote_handles(tree, 1, lock)[0]
+    proxy = cast(Any, handle.view_for(subscriber))
+    codec = class_codec(tree.devices.Gauge.META)
+    count = random.randint(3000, 4000)
+    changes = [codec.encode_properties({"reading": float(k)}) for k in range(1, count + 1)]
+
+    def feed() -> None:
+        for k, change in enumerate(changes, 1):
+            deliver_changes(lock, [handle], [change], k)
+
+    feeder = threading.Thread(target=feed, name="feeder")
+    feeder.start()
+    drains = 0
+    while feeder.is_alive():
+        cycle(subscriber, PERIOD)
+        drains += 1
+    feeder.join()
+    cycle(subscriber, PERIOD)
+    assert proxy.reading == float(count) and drains > 0
 
 
 class Publishing(Component):

@@ -116,12 +116,11 @@ class Context:
         self.dirty: list[Committable] = []
         self.emissions: list[tuple[Committable, EventMeta, tuple[Any, ...]]] = []
         self._sends: list[Callable[[], None]] = []
-        # Proxies refreshed at every drain: remote ones, fed by transport threads.
-        self._proxies: list[Refreshable] = []
-        # Proxies refreshed only once touched (:meth:`touch`): local ones, touched by their
-        # owners' commits, so that an idle proxy costs its drain nothing. Any thread appends to
-        # ``stale``; ``queued`` keeps a proxy in it once. The drain refreshes them by rank
-        # (creation order), whatever the order the owners committed in.
+        # Proxies are refreshed only once touched (:meth:`touch`): local ones by their owners'
+        # commits, remote ones by the transport threads that feed them, so that an idle proxy
+        # costs its drain nothing. Any thread appends to ``stale``; ``queued`` keeps a proxy in
+        # it once. The drain refreshes them by rank (creation order), whatever the order the
+        # owners committed in or the transport delivered.
         self._ranks: dict[Refreshable, int] = {}
         self._next_rank = 0
         self.stale: deque[Refreshable] = deque()
@@ -295,7 +294,7 @@ class Context:
         """Refresh proxies (:meth:`refresh`, unless ``refresh`` is false), then run the work
         queue as a snapshot, kind by kind: work that arrives meanwhile waits for the next
         drain. One frame: this is the hot path of every cycle."""
-        if refresh and (self._proxies or self.stale or self._deadlines):
+        if refresh and (self.stale or self._deadlines):
             self.refresh()  # most drains have nothing to refresh
         # The snapshot: each lane's length now. Most contexts have one lane (one sender, one
         # kind of work), whose length is the whole snapshot: no list to build.
@@ -317,8 +316,6 @@ class Context:
 
     def refresh(self) -> None:
         """Proxies copy their owners' committed state; timed-out calls expire."""
-        for proxy in self._proxies:
-            proxy._refresh_()
         stale = self.stale
         if stale:
             batch = [stale.popleft() for _ in range(len(stale))]
@@ -423,18 +420,13 @@ class Context:
 
     # -- proxies and objects --------------------------------------------------------------------
 
-    def add_proxy(self, proxy: Refreshable, touched: bool = False) -> None:
-        """Refresh ``proxy`` at every drain, or (``touched``) at the drains after a
-        :meth:`touch`."""
-        if touched:
-            self._ranks[proxy] = self._next_rank
-            self._next_rank += 1
-        else:
-            self._proxies.append(proxy)
+    def add_proxy(self, proxy: Refreshable) -> None:
+        """Refresh ``proxy`` at the drains after a :meth:`touch`, in creation order."""
+        self._ranks[proxy] = self._next_rank
+        self._next_rank += 1
 
     def drop_proxy(self, proxy: Refreshable) -> None:
-        if self._ranks.pop(proxy, None) is None and proxy in self._proxies:
-            self._proxies.remove(proxy)
+        self._ranks.pop(proxy, None)
 
     def touch(self, proxy: Refreshable) -> None:
         """Refresh ``proxy`` at the next drain; any thread."""

@@ -117,7 +117,7 @@ class LocalProxy(Object):
         for prop, value in zip(self._DYNAMIC, state, strict=True):
             prop.set(self, value)
         setter(self, "events", self._EVENTS(self, self.META.all_events))
-        context.add_proxy(self, touched=True)
+        context.add_proxy(self)
 
     @property
     def name(self) -> str:
@@ -226,7 +226,8 @@ class RemoteEndpoint(Protocol):
 
 class RemoteProxy(Object):
     """A view of an object owned by another process. Updates, results and events arrive on
-    transport threads and are only queued; the subscriber's drain applies them."""
+    transport threads and are only queued, the proxy touched (``Context.touch``); the
+    subscriber's drain applies them, visiting only the proxies touched since the last one."""
 
     _ROLE_ = "remote"
 
@@ -312,7 +313,10 @@ class RemoteProxy(Object):
     def _receive_state_(self, changes: bytes | Mapping[str, Any], commit_time: int) -> None:
         """One remote commit: the changed properties, encoded or by STL name, applied
         together."""
+        # Queued before the touch: a drain unqueues a proxy before reading it, so no arrival
+        # is left unread until the next one.
         self._incoming_.append((changes, commit_time))
+        self._ctx_.touch(self)
 
     def _receive_result_(self, call_id: int, value: Any, error: BaseException | None) -> None:
         with self._lock:
@@ -323,6 +327,7 @@ class RemoteProxy(Object):
 
     def _receive_event_(self, stl_name: str, args: tuple[Any, ...], creation_time: int) -> None:
         self._events_in.append((stl_name, args, creation_time))
+        self._ctx_.touch(self)
 
     def _receive_removed_(self, error: BaseException | None = None) -> None:
         """The owner withdrew the object or its process was lost: pending calls fail with

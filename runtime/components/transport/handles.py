@@ -271,8 +271,9 @@ def deliver_changes(
             if len(unsettled) >= _SETTLE_AT:
                 handle.settle()
             arrived = (change, time)
-            for proxy in handle.proxies:
-                proxy._incoming_.append(arrived)  # ``proxy._receive_state_``, inlined
+            for proxy in handle.proxies:  # ``proxy._receive_state_``, inlined
+                proxy._incoming_.append(arrived)
+                proxy._ctx_.touch(proxy)
 
 
 def _post(subscription: Subscription, record: LogRecord) -> None:

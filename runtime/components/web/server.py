@@ -42,6 +42,9 @@ class Server:
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             self._socket.bind((config.host, config.port))
+            # Listening at once, so that a client told the address (the log line) is queued
+            # until uvicorn accepts instead of refused while its thread starts.
+            self._socket.listen(socket.SOMAXCONN)
         except OSError:
             self._socket.close()
             raise

@@ -319,6 +319,7 @@ class AdaptedProxy(RemoteProxy):
         converted = self._ADAPTER_.event(stl_name, args, self._address_)
         if converted is not None:
             self._events_in.append((stl_name, converted, creation_time))
+            self._ctx_.touch(self)
 
     def _send_call_(
         self,
