@@ -24,6 +24,7 @@ from objects_support import Tree, imported_tree
 from sengen.runtime import TimeStamp
 from sengen.runtime.archive import ArchiveError, ArchiveReader, ArchiveWriter, Record, part_path
 from sengen.runtime.archive import writer as writer_module
+from sengen.runtime.kernel.config.loader import writable_file_problem
 from sengen.runtime.objects import values
 from sengen.runtime.objects.jsonform import json_form
 from sengen.runtime.objects.meta import (
@@ -425,9 +426,11 @@ def test_a_bad_path_or_a_full_disk_is_one_line(
     with pytest.raises(ArchiveError) as caught:
         ArchiveWriter(blocker / "run.mcap", name="t", selections=["q"])
     one_line(caught, "cannot write archive", "run.mcap")
-    assert writer_module.writable_folder_problem(blocker / "run.mcap") is not None
-    assert writer_module.writable_folder_problem(tmp_path / "new" / "run.mcap") is None
-    assert "not a regular file" in str(writer_module.writable_folder_problem(tmp_path))
+    # The recorder's check before start (the configuration's, shared with logs and traces).
+    assert "is not a folder" in str(writable_file_problem(blocker / "run.mcap"))
+    assert writable_file_problem(tmp_path / "new" / "run.mcap") is None
+    assert "is a folder, not a file" in str(writable_file_problem(tmp_path))
+    assert "not a regular file" in str(writable_file_problem(Path("/dev/null")))
 
     class Full(io.BufferedWriter):
         """A disk that fills up after 3,000 bytes."""

@@ -351,8 +351,8 @@ def test_a_sigkilled_recorder_leaves_an_archive_read_up_to_its_last_flush(
         ),
         (
             "{name: r, file: PLANT/plant.yaml/x.mcap, selections: ['SELECT * FROM local.plant']}",
-            "recordings[0].file: cannot record to PLANT/plant.yaml/x.mcap: PLANT/plant.yaml is not"
-            " a folder",
+            "recordings[0].file: cannot record to PLANT/plant.yaml/x.mcap:"
+            " 'PLANT/plant.yaml/x.mcap' cannot be created: 'PLANT/plant.yaml' is not a folder",
         ),
         (
             "{name: r, file: x.mcap, selections: ['SELECT * FROM local.plant'],"

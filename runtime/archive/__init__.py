@@ -43,9 +43,9 @@ from sengen.runtime.archive.layout import KINDS, ArchiveError
 from sengen.runtime.archive.reader import ArchiveInfo, ArchiveReader, Record
 
 if TYPE_CHECKING:
-    from sengen.runtime.archive.writer import ArchiveWriter, part_path, writable_folder_problem
+    from sengen.runtime.archive.writer import ArchiveWriter, part_path
 
-_WRITER = frozenset({"ArchiveWriter", "part_path", "writable_folder_problem"})
+_WRITER = frozenset({"ArchiveWriter", "part_path"})
 
 
 def __getattr__(name: str) -> Any:
@@ -66,5 +66,4 @@ __all__ = [
     "ArchiveWriter",
     "Record",
     "part_path",
-    "writable_folder_problem",
 ]

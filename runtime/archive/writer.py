@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -329,22 +328,3 @@ class ArchiveWriter:
         lifecycle = self._channels[(layout.REMOVED_TOPIC, "")]
         self._message(lifecycle, time, _encode({"address": address, "class": meta.qualified_name}))
         self.records += 1
-
-
-def writable_folder_problem(path: Path | str) -> str | None:
-    """Why an archive could not be written at ``path``, checked before a run starts, or None.
-    A missing folder is fine when it can be created (the writer creates it)."""
-    target = Path(path)
-    try:
-        if target.exists() and not stat.S_ISREG(target.stat().st_mode):
-            return f"{target} exists and is not a regular file"
-        folder = target.absolute().parent
-        while not folder.exists():
-            folder = folder.parent
-        if not folder.is_dir():
-            return f"{folder} is not a folder"
-        if not os.access(folder, os.W_OK | os.X_OK):
-            return f"folder {folder} is not writable"
-    except OSError as error:
-        return _problem(error)
-    return None

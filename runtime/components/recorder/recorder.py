@@ -11,15 +11,22 @@ archives.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, field_validator, model_validator
 
 from sengen.runtime import Component, Duration
-from sengen.runtime.archive import ArchiveError, writable_folder_problem
+from sengen.runtime.archive import ArchiveError
 from sengen.runtime.components.recorder.recording import Recording
 from sengen.runtime.errors import SengenError
-from sengen.runtime.kernel.extension import BusAddress, QueryError, fail, parse_query
+from sengen.runtime.kernel.extension import (
+    BusAddress,
+    QueryError,
+    fail,
+    parse_query,
+    writable_file_problem,
+)
 
 if TYPE_CHECKING:
     from sengen.runtime import RunApi
@@ -76,7 +83,7 @@ class RecordingConfig(_Strict):
     @field_validator("file")
     @classmethod
     def _file(cls, file: str) -> str:
-        problem = writable_folder_problem(file)
+        problem = writable_file_problem(Path(file))
         if problem is not None:
             raise fail(f"cannot record to {file}: {problem}")
         return file

@@ -119,21 +119,27 @@ def _finish(loader: TreeLoader, tree: PMap | None, source: str) -> Config:
 
 
 def writable_file_problem(path: Path) -> str | None:
-    """Why a file that will be written at run time (a log, a recording) cannot be, checked
-    before start so that the run does not fail midway; None when it can be. Missing parent
-    folders are fine (they are created) when the nearest existing one is a writable folder."""
+    """Why a file that will be written at run time (a log, a trace, an archive) cannot be,
+    checked before start so that the run does not fail midway; None when it can be. Missing
+    parent folders are fine (they are created) when the nearest existing one is a writable
+    folder."""
     shown = path.as_posix()
-    if path.is_dir():
-        return f"'{shown}' is a folder, not a file"
-    if path.exists() and not os.access(path, os.W_OK):
-        return f"'{shown}' is not writable"
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if not parent.is_dir():
-        return f"'{shown}' cannot be created: '{parent.as_posix()}' is not a folder"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"'{shown}' cannot be created: '{parent.as_posix()}' is not writable"
+    try:
+        if path.is_dir():
+            return f"'{shown}' is a folder, not a file"
+        if path.exists() and not path.is_file():
+            return f"'{shown}' exists and is not a regular file"
+        if path.exists() and not os.access(path, os.W_OK):
+            return f"'{shown}' is not writable"
+        parent = path.absolute().parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if not parent.is_dir():
+            return f"'{shown}' cannot be created: '{parent.as_posix()}' is not a folder"
+        if not os.access(parent, os.W_OK | os.X_OK):
+            return f"'{shown}' cannot be created: '{parent.as_posix()}' is not writable"
+    except OSError as error:
+        return f"'{shown}': {error.strerror or error}"
     return None
 
 
