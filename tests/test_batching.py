@@ -166,7 +166,7 @@ def shape(frames: list[wire.Frame]) -> list[tuple[str, int]]:
     shown = []
     for f in frames:
         assert isinstance(f, (wire.Added, wire.Changes, wire.Emitted, wire.Removed))
-        for oid in f.oids if isinstance(f, wire.Changes) else (f.oid,):
+        for oid in f.oids if isinstance(f, wire.Changes | wire.Added) else (f.oid,):
             shown.append((type(f).__name__, objects.setdefault(oid, len(objects))))
     return shown
 
@@ -180,11 +180,13 @@ def test_each_commit_leaves_as_one_message_with_every_change_and_event_in_order(
 ) -> None:
     messages = commit_messages(impls, count=20, cycles=5, limit=16 << 20)
     per_message = [frames_of(m) for m in messages]
-    # The first commit publishes: snapshots then (the same commit's) nothing else; every later
-    # commit: the changes of all objects in one frame, then the three events of each.
-    assert [type(f).__name__ for f in per_message[0]] == ["Added"] * 20
+    # The first commit publishes: the snapshots of all objects in one frame, then (the same
+    # commit's) nothing else; every later commit: the changes of all objects in one frame, then
+    # the three events of each.
+    (published,) = per_message[0]
+    assert isinstance(published, wire.Added) and len(published.oids) == 20
     assert len(messages) == 5
-    oids = [f.oid for f in per_message[0] if isinstance(f, wire.Added)]
+    oids = list(published.oids)
     for frames in per_message[1:]:
         changes = frames[0]
         assert isinstance(changes, wire.Changes) and list(changes.oids) == oids
@@ -311,7 +313,7 @@ def written(component: Writing) -> list[list[tuple[int, dict[str, Any]]]]:
     kernel = Kernel(load_config_text("kernel: {appName: carrying}\n"), [("c", component, 1)])
     assert kernel.run(Duration.parse("20 s")) == 0
     frames = [frames_of(m) for m in component.messages]
-    added = [f.oid for f in itertools.chain(*frames) if isinstance(f, wire.Added)]
+    added = [o for f in itertools.chain(*frames) if isinstance(f, wire.Added) for o in f.oids]
     order = {oid: i for i, oid in enumerate(added)}
     codec = class_codec(component.impls.Carrying.META)
     return [

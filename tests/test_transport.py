@@ -350,8 +350,9 @@ def _junk(rng: random.Random, session: str) -> list[bytes]:
     cls = "xbus.Sensor"
     valid = [
         wire.Added(
-            "f" * 32, 999, 1, 0, f"{session}.b", "fuzz", cls, 1, b"{}", b"\x00" * 12
+            "f" * 32, 999, 0, f"{session}.b", cls, 1, b"{}", (1,), ("fuzz",), (b"\x00" * 12,)
         ).encode(),
+        wire.Column("f" * 32, 5, 7, 8, (1, 2), b"\x07" * 16).encode(),
         wire.Changes("f" * 32, 5, (1, 2), (b"\x01\x00\x00\x00" + b"\x07" * 12, b"")).encode(),
         wire.Emitted("f" * 32, 1, 5, b"\xff" * 9).encode(),
         wire.Removed("f" * 32, 1, 1).encode(),

@@ -17,13 +17,31 @@ SENDER = "0123456789abcdef0123456789abcdef"
 # One frame of each kind with values that are not zeros, and its bytes (hex) after the header.
 GOLDEN: list[tuple[wire.Frame, str]] = [
     (
-        wire.Added(SENDER, 7, 0x1122334455667788, -5, "s.b", "n", "p.C", 0xABCDEF, b"D", b"S"),
-        "070000008877665544332211fbffffffffffffff03000000732e62010000006e03000000702e43efcdab"
-        "0000000000010000004453",
+        wire.Added(
+            SENDER,
+            7,
+            -5,
+            "s.b",
+            "p.C",
+            0xABCDEF,
+            b"D",
+            (0x1122334455667788, 9),
+            ("n", "é"),
+            (b"S", b"TU"),
+        ),
+        "07000000fbffffffffffffffefcdab00000000000200000003000000732e6203000000702e4301000000"
+        "4488776655443322110900000000000000010000000300000001000000030000006ec3a9535455",
     ),
     (
         wire.Changes(SENDER, 42, (3, 9), (b"ab", b"cde")),
         "2a00000000000000020000000300000000000000090000000000000002000000050000006162636465",
+    ),
+    (
+        wire.Column(
+            SENDER, 42, 0x01020304, 8, (3, 9), bytes.fromhex("000000000000f83f" "00000000000002c0")
+        ),
+        "2a00000000000000020000000403020108000000030000000000000009000000000000000000000000"
+        "00f83f00000000000002c0",
     ),
     (wire.Emitted(SENDER, 5, 77, b"ev"), "05000000000000004d000000000000006576"),
     (wire.Removed(SENDER, 3, 0xFEDC), "03000000dcfe000000000000"),
@@ -90,7 +108,21 @@ blobs = st.binary(max_size=64)
 senders = st.text(alphabet="0123456789abcdef", min_size=1, max_size=32)
 
 FRAMES = st.one_of(
-    st.builds(wire.Added, senders, u32, u64, i64, texts, texts, texts, u64, blobs, blobs),
+    st.integers(1, 6).flatmap(
+        lambda n: st.builds(
+            wire.Added,
+            senders,
+            u32,
+            i64,
+            texts,
+            texts,
+            u64,
+            blobs,
+            st.tuples(*[u64] * n),
+            st.tuples(*[texts] * n),
+            st.tuples(*[blobs] * n),
+        )
+    ),
     st.integers(1, 8).flatmap(
         lambda n: st.builds(
             wire.Changes,
@@ -98,6 +130,17 @@ FRAMES = st.one_of(
             i64,
             st.tuples(*[u64] * n),
             st.tuples(*[blobs] * n),
+        )
+    ),
+    st.tuples(st.integers(1, 8), st.integers(1, 8)).flatmap(
+        lambda shape: st.builds(
+            wire.Column,
+            senders,
+            i64,
+            u32,
+            st.just(shape[1]),
+            st.tuples(*[u64] * shape[0]),
+            st.binary(min_size=shape[0] * shape[1], max_size=shape[0] * shape[1]),
         )
     ),
     st.builds(wire.Emitted, senders, u64, i64, blobs),

@@ -20,6 +20,7 @@ to it. What is here is documented in docs/architecture.md, by need:
 from __future__ import annotations
 
 from sengen.runtime.kernel.buses import BusSpace, Source
+from sengen.runtime.kernel.collector import bulk
 from sengen.runtime.kernel.config import Config, LogConfig, load_config_text
 from sengen.runtime.kernel.config.loader import writable_file_problem
 from sengen.runtime.kernel.config.models import BusAddress, fail
@@ -38,7 +39,7 @@ from sengen.runtime.kernel.subscriptions import (
 )
 from sengen.runtime.objects import describe, evolution, values
 from sengen.runtime.objects.addresses import bus_address_problem
-from sengen.runtime.objects.codec import ClassCodec, Column, class_codec
+from sengen.runtime.objects.codec import SKIPPED, ClassCodec, class_codec
 from sengen.runtime.objects.context import Context
 from sengen.runtime.objects.events import Events
 from sengen.runtime.objects.jsonform import json_form
@@ -65,11 +66,13 @@ from sengen.runtime.objects.objects import Prop, route_call
 from sengen.runtime.objects.proxies import refused
 from sengen.runtime.objects.registry import registry
 from sengen.runtime.objects.suggest import did_you_mean, dotted_suggestion, suggestion
+from sengen.runtime.objects.values import Invalid
 from sengen.runtime.sen.kernel.recorder import RecordingBase, RecordingState
 from sengen.runtime.sen.kernel.replay import ReplayBase, ReplayState
 from sengen.runtime.time.stepping import KernelClock, StepPlan
 
 __all__ = [
+    "SKIPPED",
     "AliasMeta",
     "Answer",
     "ArgMeta",
@@ -80,7 +83,6 @@ __all__ = [
     "Category",
     "ClassCodec",
     "ClassMeta",
-    "Column",
     "Config",
     "Context",
     "Delivery",
@@ -90,6 +92,7 @@ __all__ = [
     "Events",
     "Interest",
     "Interests",
+    "Invalid",
     "KernelClock",
     "Log",
     "LogConfig",
@@ -116,6 +119,7 @@ __all__ = [
     "Subscription",
     "TypeMeta",
     "VariantMeta",
+    "bulk",
     "bus_address_problem",
     "class_codec",
     "describe",

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from sengen.runtime.kernel.collector import BULK, bulk
 from sengen.runtime.kernel.query import Evaluator, Query, QueryError, parse_query
 from sengen.runtime.objects.meta import ClassMeta
 from sengen.runtime.objects.objects import NativeObject, Object
@@ -322,6 +323,11 @@ class Discovery:
             self._apply(batch)
 
     def _apply(self, batch: list[Delivery]) -> None:
+        with bulk(len(batch) >= BULK) as made:  # a publication or a snapshot of many objects
+            self._take(batch)
+            made[0] += len(batch)
+
+    def _take(self, batch: list[Delivery]) -> None:
         batch.sort(key=lambda d: d.order)  # stable: one owner's deliveries keep their order
         touched: dict[Subscription, tuple[list[Object], list[Object]]] = {}
         for delivery in batch:

@@ -60,9 +60,37 @@ class Delivery(Protocol):
     def run(self, args: tuple[Any, ...], created: int | None, /) -> None: ...
 
 
+class Slot(Protocol):
+    """A property as a commit flips it (:class:`~sengen.runtime.objects.objects.Prop`)."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def set(self) -> Callable[[Any, Any], None]: ...
+
+    @property
+    def deep(self) -> Callable[[Any, Any], bool] | None: ...
+
+    @property
+    def nan(self) -> bool: ...
+
+    @property
+    def alone(self) -> tuple[Slot]: ...
+
+
 class Committable(Protocol):
     """An object whose pending writes a commit flips and whose events it delivers
     (:class:`~sengen.runtime.objects.objects.NativeObject`)."""
+
+    @property
+    def _next_(self) -> dict[Any, Any]: ...
+
+    @property
+    def _version_(self) -> list[int]: ...
+
+    @property
+    def _change_subs_(self) -> Mapping[str, Sequence[Delivery]]: ...
 
     @property
     def _event_subs_(self) -> Mapping[str, Sequence[Delivery]]: ...
@@ -366,22 +394,48 @@ class Context:
             dirty, self.dirty = self.dirty, []
             time = self.time
             watchers = self.watchers
-            if self.track_changes or watchers:
-                changed = self.changed if self.track_changes else None
-                for obj in dirty:
+            changed = self.changed if self.track_changes else None
+            props: Sequence[object] | None
+            for obj in dirty:
+                pending = obj._next_
+                if len(pending) == 1:
+                    # NativeObject._commit_ of one pending write (most of them), inlined.
+                    prop: Slot
+                    prop, value = pending.popitem()
+                    old = getattr(obj, prop.key)  # in C: faster than the slot's bound __get__
+                    deep = prop.deep
+                    # STL equality: ``==``, except that two NaNs are equal (where ``nan``),
+                    # without a call unless the type needs one (``deep``).
+                    if (
+                        (value == old or (prop.nan and value != value and old != old))
+                        if deep is None
+                        else deep(value, old)
+                    ):
+                        continue
+                    version = obj._version_
+                    sequence = version[0] + 1
+                    version[0] = sequence  # odd: readers in other threads retry (a seqlock)
+                    prop.set(obj, value)
+                    version[1] = time
+                    version[0] = sequence + 1
+                    subscriptions = obj._change_subs_
+                    if subscriptions:
+                        for subscription in subscriptions.get(prop.key, ()):
+                            subscription.deliver((value,), None)
+                    props = prop.alone
+                else:
                     props = obj._commit_(time)
-                    if props:
-                        if changed is not None:
-                            changed.append((obj, props))
-                        seen = watchers.get(obj)
-                        if seen:
-                            for context, proxy in seen:  # context.touch(proxy), inlined
-                                if proxy not in context.queued:
-                                    context.queued.add(proxy)
-                                    context.stale.append(proxy)
-            else:
-                for obj in dirty:
-                    obj._commit_(time)
+                    if not props:
+                        continue
+                if changed is not None:
+                    changed.append((obj, props))
+                if watchers:
+                    seen = watchers.get(obj)
+                    if seen:
+                        for context, proxy in seen:  # context.touch(proxy), inlined
+                            if proxy not in context.queued:
+                                context.queued.add(proxy)
+                                context.stale.append(proxy)
         if self.emissions:
             # After every flip, in emission order; stamped with the commit's time, so a
             # self-driven commit(time=t) carries t (runtime.md §5.3).

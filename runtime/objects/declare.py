@@ -691,9 +691,10 @@ def _setter_call(p: PropertyMeta) -> Callable[..., Any]:
 
 
 def base_members(meta: ClassMeta) -> dict[str, Callable[..., Any]]:
-    """What the implementation base derives: the constructor, ``get_next_<s>``/``set_next_<s>``
-    of dynamic properties, ``set_<s>`` of ``[static_no_config]`` ones, the default
-    ``<s>_accepts_set`` of ``[checked]`` ones, and the forwarding of ``[local]`` methods."""
+    """What the implementation base derives: the constructor, ``get_next_<s>`` of dynamic
+    properties (their ``set_next_<s>`` is added to the class: :func:`setter`), ``set_<s>`` of
+    ``[static_no_config]`` ones, the default ``<s>_accepts_set`` of ``[checked]`` ones, and the
+    forwarding of ``[local]`` methods."""
     members: dict[str, Callable[..., Any]] = {"__init__": _constructor(meta)}
     for p in meta.properties:
         s = stem(p.py_name)
@@ -702,7 +703,6 @@ def base_members(meta: ClassMeta) -> dict[str, Callable[..., Any]]:
             members[f"set_{s}"] = _static_setter(key, p)
         elif p.dynamic:
             members[f"get_next_{s}"] = _get_next(key, p)
-            members[f"set_next_{s}"] = _set_next(key, p)
         if p.checked:
             members[f"{s}_accepts_set"] = _named(
                 lambda self, value: True,
@@ -723,12 +723,11 @@ def _get_next(key: str, p: PropertyMeta) -> Callable[..., Any]:
     return _named(get_next, f"get_next_{stem(key)}", doc, **{"return": p.type.qualified_name})
 
 
-def _set_next(key: str, p: PropertyMeta) -> Callable[..., Any]:
-    def set_next(self: Any, value: Any) -> None:
-        self._set_next(key, value)
-
+def setter(p: PropertyMeta, write: Callable[[Any, Any], None]) -> Callable[..., Any]:
+    """``set_next_<s>`` of a dynamic property, once the base class exists: ``write`` is made
+    from the class's slot (``objects._writer``), which :func:`base_members` cannot see."""
     doc = f"Set ``{p.stl_name}`` at the next commit; the last write in a cycle wins."
-    return _named(set_next, f"set_next_{stem(key)}", doc, value=p.type.qualified_name)
+    return _named(write, f"set_next_{stem(p.py_name)}", doc, value=p.type.qualified_name)
 
 
 def _static_setter(key: str, p: PropertyMeta) -> Callable[..., Any]:

@@ -49,17 +49,67 @@ class Prop:
     """A property of a generated class: its metadata, cached slot accessors, STL equality and
     check. ``key`` is the Python name."""
 
-    __slots__ = ("accepts", "alone", "check", "eq", "get", "key", "meta", "set")
+    __slots__ = (
+        "accepts",
+        "alone",
+        "check",
+        "deep",
+        "eq",
+        "get",
+        "key",
+        "meta",
+        "nan",
+        "set",
+        "slot",
+        "write",
+    )
 
     def __init__(self, meta: PropertyMeta, descriptor: Any) -> None:
         self.meta = meta
         self.key = meta.py_name
+        self.slot = descriptor
         self.get: Callable[[Any], Any] = descriptor.__get__
         self.set: Callable[[Any, Any], None] = descriptor.__set__
         self.eq = values.equality(meta.type)
+        # The commit's STL equality without a call where ``==`` decides: ``deep`` is None for
+        # the types whose equality is ``==``, except that two NaNs are equal where ``nan``.
+        self.nan = self.eq is values.float_equal
+        self.deep = None if self.nan or self.eq is operator.eq else self.eq
         self.check = values.checker(meta.type)
         self.accepts = _stem(meta.py_name) + "_accepts_set" if meta.checked else None
         self.alone = (self,)  # what a commit that changed only this property returns
+        # ``set_next_<s>`` of an owner's view (:func:`_writer`), None in a proxy's.
+        self.write: Callable[[NativeObject, Any], None] | None = None
+
+
+def _writer(prop: Prop) -> Callable[[NativeObject, Any], None]:
+    """``set_next_<s>`` of ``prop``: the owner's checks, then a pending write (the last one in
+    a cycle wins). The hot path of every write, so what the property fixes (its check, its
+    checked hook, its name) is bound here and :meth:`NativeObject._validate` is inlined."""
+    check = prop.check
+    passing = values.passing_classes(prop.meta.type)
+    accepts = prop.accepts
+    member = prop.meta.stl_name
+
+    def write(self: NativeObject, value: Any) -> None:
+        if checks.enabled and type(value) not in passing:
+            try:
+                check(value)
+            except values.Invalid as error:
+                raise self._rejected(prop, error) from None
+        if accepts is not None:
+            self._accept(prop, value)
+        context = self._ctx_
+        pending = self._next_
+        if context is not None:
+            if context.writer != _get_ident():
+                self._guard_(member)  # a foreign thread or a [const] method, or unbound
+            # In the context's dirty list exactly while something is pending.
+            if not pending:
+                context.dirty.append(self)
+        pending[prop] = value
+
+    return write
 
 
 def _state_reader(dynamic: tuple[Prop, ...]) -> Callable[[Any], tuple[Any, ...]]:
@@ -161,6 +211,15 @@ class ObjectType(ABCMeta):
         cls = super().__new__(mcls, name, bases, namespace, **kwargs)
         if compiled is not None:
             declare.bind_class(compiled, cls)
+            # Made once the class's Props exist (they hold its slots): each one is its
+            # property's own write, without a lookup by name or a second call.
+            props: dict[str, Prop] = vars(cls)["_PROPS"]
+            for p in meta.properties:
+                setter = f"set_next_{_stem(p.py_name)}"
+                if p.dynamic and setter not in namespace:
+                    write = props[p.py_name].write
+                    assert write is not None  # an owner's view: NativeObject made it
+                    setattr(cls, setter, declare.setter(p, write))
         if interface is not None:
             _add_view(interface, cls)
         return cls
@@ -206,7 +265,16 @@ class Object(metaclass=ObjectType):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "_STL_VIEW" in cls.__dict__:
-            props = {p.py_name: Prop(p, getattr(cls, p.py_name)) for p in cls.META.all_properties}
+            # A property whose slot the class inherits keeps its parent view's Prop: pending
+            # writes are keyed by Prop, and an inherited ``set_next_<s>`` writes its own.
+            inherited = cls._PROPS
+            props: dict[str, Prop] = {}
+            for p in cls.META.all_properties:
+                descriptor = getattr(cls, p.py_name)
+                prop = inherited.get(p.py_name)
+                if prop is None or prop.meta is not p or prop.slot is not descriptor:
+                    prop = Prop(p, descriptor)
+                props[p.py_name] = prop
             cls._PROPS = props
             cls._DYNAMIC = tuple(p for p in props.values() if p.meta.dynamic)
             cls._STATE_ = _state_reader(cls._DYNAMIC)  # read through the class: never bound
@@ -399,29 +467,33 @@ class NativeObject(Object):
     __slots__ = (
         "__weakref__",
         "_bus",
-        "_change_subs",
+        "_change_subs_",
         "_ctx_",
         "_emitted_",
         "_event_subs_",
         "_name",
-        "_next",
+        "_next_",
         "_removed_",
         "_version_",
         "events",
     )
     _bus: str | None
-    _change_subs: dict[str, list[Connection]]
+    _change_subs_: dict[str, list[Connection]]
     _ctx_: Context | None
     _emitted_: list[tuple[EventMeta, tuple[Any, ...]]]  # emitted before registration
     _event_subs_: dict[str, list[Connection]]
     _name: str
-    _next: dict[Prop, Any]  # the pending writes
+    _next_: dict[Prop, Any]  # the pending writes
     _removed_: bool
     _version_: list[int]  # [commit sequence, last commit time]; odd sequence: a commit is writing
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "_STL_VIEW" not in cls.__dict__ and hasattr(cls, "META"):
+        if "_STL_VIEW" in cls.__dict__:
+            for prop in cls._PROPS.values():
+                if prop.write is None:  # not inherited with its Prop
+                    prop.write = _writer(prop)
+        elif hasattr(cls, "META"):
             _add_implementation(cls)
 
     def __init__(self, name: str) -> None:
@@ -434,9 +506,9 @@ class NativeObject(Object):
         setter(self, "_name", check_object_name(name))
         setter(self, "_bus", None)
         setter(self, "_ctx_", None)
-        setter(self, "_next", {})
+        setter(self, "_next_", {})
         setter(self, "_emitted_", [])
-        setter(self, "_change_subs", {})
+        setter(self, "_change_subs_", {})
         setter(self, "_event_subs_", {})
         setter(self, "_removed_", False)
         setter(self, "_version_", [0, 0])
@@ -545,13 +617,13 @@ class NativeObject(Object):
         self._version_[1] = time
         context.objects.append(self)
         # Subscriptions made before registration had no context yet: they belong to the owner.
-        for table in (self._change_subs, self._event_subs_):
+        for table in (self._change_subs_, self._event_subs_):
             for subscriptions in table.values():
                 for subscription in subscriptions:
                     if subscription.context is None:
                         subscription.context = context
         self.registered(api)
-        pending = self._next
+        pending = self._next_
         for prop, value in pending.items():
             prop.set(self, value)
         pending.clear()
@@ -568,7 +640,7 @@ class NativeObject(Object):
         if self in context.objects:
             context.objects.remove(self)
         self.unregistered(api)
-        self._change_subs.clear()
+        self._change_subs_.clear()
         self._event_subs_.clear()
 
     # -- the double buffer ------------------------------------------------------------------------
@@ -587,25 +659,10 @@ class NativeObject(Object):
             )
 
     def _set_next(self, key: str, value: Any) -> None:
-        """``set_next_<s>``: the owner's checks, then a pending write (the last one in a cycle
-        wins). This is the hot path of every write, so :meth:`_validate` is inlined here."""
-        prop = self._PROPS[key]
-        if checks.enabled:
-            try:
-                prop.check(value)
-            except values.Invalid as error:
-                raise self._rejected(prop, error) from None
-        if prop.accepts is not None:
-            self._accept(prop, value)
-        context = self._ctx_
-        pending = self._next
-        if context is not None:
-            if context.writer != _get_ident():
-                self._guard_(prop.meta.stl_name)  # a foreign thread or a [const] method, or unbound
-            # In the context's dirty list exactly while something is pending.
-            if not pending:
-                context.dirty.append(self)
-        pending[prop] = value
+        """``set_next_<s>`` by the property's Python name (:func:`_writer`)."""
+        write = self._PROPS[key].write
+        assert write is not None  # every Prop of an owner's view has one
+        write(self, value)
 
     def _validate(self, prop: Prop, value: Any) -> None:
         """The owner's checks on a write: the value's type when checks are on, the checked
@@ -628,7 +685,7 @@ class NativeObject(Object):
 
     def _get_next(self, key: str) -> Any:
         prop = self._PROPS[key]
-        pending = self._next
+        pending = self._next_
         return pending[prop] if prop in pending else prop.get(self)
 
     def _set_static(self, key: str, value: Any) -> None:
@@ -648,34 +705,25 @@ class NativeObject(Object):
 
     def _commit_(self, time: int) -> Sequence[Prop] | None:
         """Flip the pending values that differ from current; returns the properties that
-        changed. (Events are dispatched by the context, :meth:`Context.flip`.)"""
-        pending = self._next
+        changed. (Events are dispatched by the context, :meth:`Context.flip`, which also flips
+        a single pending value itself: this is the general case.)"""
+        pending = self._next_
         if not pending:
             return None
         version = self._version_
-        changed: Sequence[Prop]
-        if len(pending) == 1:  # the common case, without a list
-            prop, value = pending.popitem()
-            if prop.eq(value, prop.get(self)):
-                return None
-            version[0] += 1  # odd: readers in other threads retry (a seqlock)
-            prop.set(self, value)
-            changed = prop.alone
-        else:
-            changing: list[Prop] = []
-            for prop, value in pending.items():
-                if not prop.eq(value, prop.get(self)):
-                    if not changing:
-                        version[0] += 1
-                    prop.set(self, value)
-                    changing.append(prop)
-            pending.clear()
-            if not changing:
-                return None
-            changed = changing
+        changed: list[Prop] = []
+        for prop, value in pending.items():
+            if not prop.eq(value, getattr(self, prop.key)):  # getattr: in C
+                if not changed:
+                    version[0] += 1  # odd: readers in other threads retry (a seqlock)
+                prop.set(self, value)
+                changed.append(prop)
+        pending.clear()
+        if not changed:
+            return None
         version[1] = time
         version[0] += 1
-        subscriptions = self._change_subs
+        subscriptions = self._change_subs_
         if subscriptions:
             for prop in changed:
                 for subscription in subscriptions.get(prop.key, ()):
@@ -709,7 +757,7 @@ class NativeObject(Object):
     def _on_changed_(self, key: str, callback: Callable[[Any], None]) -> Connection:
         connection = Connection(self._ctx_, callback, self._unsubscribe_change)
         connection.droppable = not self._PROPS[key].meta.transport.reliable
-        return self._subscribe(self._change_subs, key, connection)
+        return self._subscribe(self._change_subs_, key, connection)
 
     def _connect_event_(
         self, meta: EventMeta, callback: Callable[..., None], with_info: bool
@@ -729,7 +777,7 @@ class NativeObject(Object):
         return self._subscribe(self._event_subs_, meta.stl_name, subscription)
 
     def _unsubscribe_change(self, subscription: Connection) -> None:
-        _discard(self._change_subs, subscription)
+        _discard(self._change_subs_, subscription)
 
     def _unsubscribe_event(self, subscription: Connection) -> None:
         _discard(self._event_subs_, subscription)

@@ -13,12 +13,12 @@ import threading
 from collections import deque
 from collections.abc import Callable, Mapping
 from time import monotonic
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from sengen.runtime.objects.calls import Call, completed
 from sengen.runtime.objects.codec import class_codec
 from sengen.runtime.objects.context import Context
-from sengen.runtime.objects.events import Connection
+from sengen.runtime.objects.events import Connection, Events
 from sengen.runtime.objects.meta import EventMeta, MethodMeta, PropertyMeta
 from sengen.runtime.objects.objects import NativeObject, Object, Prop, gone, route_call
 from sengen.runtime.objects.values import Invalid
@@ -199,9 +199,21 @@ class LocalProxy(Object):
 
 
 @functools.cache
+def _initial(cls: type[Object]) -> tuple[tuple[Callable[[Any, Any], None], str], ...]:
+    """How a proxy class's constructor stores each property's first value: its slot's setter
+    and its STL name (the key of the publication's state)."""
+    return tuple((prop.set, prop.meta.stl_name) for prop in cls._PROPS.values())
+
+
 def _dynamic_by_name(cls: type[Object]) -> dict[str, Prop]:
     """A proxy class's dynamic properties by STL name (remote updates carry names)."""
-    return {p.meta.stl_name: p for p in cls._DYNAMIC}
+    found = _BY_NAME.get(cls)
+    if found is None:
+        found = _BY_NAME[cls] = {p.meta.stl_name: p for p in cls._DYNAMIC}
+    return found
+
+
+_BY_NAME: dict[type[Object], dict[str, Prop]] = {}  # ``_dynamic_by_name``, made once a class
 
 
 class RemoteEndpoint(Protocol):
@@ -237,29 +249,32 @@ class RemoteProxy(Object):
         "_changes",
         "_ctx_",
         "_endpoint_",
+        "_events_",
         "_events_in",
-        "_gone",
+        "_fresh_",
         "_incoming_",
-        "_last_commit",
-        "_lock",
         "_name",
         "_pending",
         "_subscribed",
-        "events",
     )
     _bus: str
     _changes: _Subscribers
     _ctx_: Context
     _endpoint_: RemoteEndpoint
+    _events_: Events  # made at the first use of ``events``: most proxies never need one
     _events_in: deque[tuple[str, tuple[Any, ...], int]]
-    _gone: bool
-    _incoming_: deque[tuple[bytes | Mapping[str, Any], int]]
-    _last_commit: int
-    _lock: threading.Lock
+    # [time, values by STL name, time shown]: decoded changes newer than everything in
+    # ``_incoming_``, merged as they arrive (only the latest value of a property is shown,
+    # §3.7), and the commit time the proxy shows (a list item: cheaper to set than a slot).
+    _fresh_: list[Any]
+    _incoming_: deque[tuple[bytes | Mapping[str, Any], int]]  # encoded changes, oldest first
     _name: str
-    _pending: dict[int, tuple[Call[Any], Context | None]]
+    # The calls sent and not answered yet, under ``_CALLS``; None once the object is gone.
+    _pending: dict[int, tuple[Call[Any], Context | None]] | None
     _subscribed: dict[str, list[Connection]]
     _CALL_IDS: ClassVar[itertools.count[int]] = itertools.count(1)
+    # Every remote proxy's ``_pending``: held only to add, take or fail a call, never for long.
+    _CALLS: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(
         self,
@@ -271,26 +286,32 @@ class RemoteProxy(Object):
         commit_time: int,
     ) -> None:
         """``state`` holds every property by STL name, static ones included (the publication)."""
+        # One proxy per discovered object and subscribing component: every step here counts.
         setter = object.__setattr__
-        for attribute, value in (
-            ("_endpoint_", endpoint),
-            ("_ctx_", context),
-            ("_name", name),
-            ("_bus", bus),
-            ("_changes", _Subscribers()),
-            ("_incoming_", deque()),
-            ("_events_in", deque()),
-            ("_pending", {}),
-            ("_subscribed", {}),
-            ("_lock", threading.Lock()),
-            ("_gone", False),
-            ("_last_commit", commit_time),
-        ):
-            setter(self, attribute, value)
-        for prop in self._PROPS.values():
-            prop.set(self, state[prop.meta.stl_name])
-        setter(self, "events", self._EVENTS(self, self.META.all_events))
+        setter(self, "_endpoint_", endpoint)
+        setter(self, "_ctx_", context)
+        setter(self, "_name", name)
+        setter(self, "_bus", bus)
+        setter(self, "_changes", _Subscribers())
+        setter(self, "_incoming_", deque())
+        setter(self, "_fresh_", [commit_time, {}, commit_time])
+        setter(self, "_events_in", deque())
+        setter(self, "_pending", {})
+        setter(self, "_subscribed", {})
+        for set_value, stl_name in _initial(type(self)):
+            set_value(self, state[stl_name])
         context.add_proxy(self)
+
+    if not TYPE_CHECKING:  # typed by each generated interface, as its own Events class
+
+        @property
+        def events(self) -> Events:
+            try:
+                return self._events_
+            except AttributeError:
+                events = self._EVENTS(self, self.META.all_events)
+                object.__setattr__(self, "_events_", events)
+                return events
 
     @property
     def name(self) -> str:
@@ -306,21 +327,35 @@ class RemoteProxy(Object):
 
     @property
     def last_commit_time(self) -> int:
-        return self._last_commit
+        time: int = self._fresh_[2]
+        return time
 
     # -- arrivals from the transport (any thread) ------------------------------------------------
 
     def _receive_state_(self, changes: bytes | Mapping[str, Any], commit_time: int) -> None:
         """One remote commit: the changed properties, encoded or by STL name, applied
-        together."""
+        together. The transport inlines this for the changes of many objects (``handles``)."""
         # Queued before the touch: a drain unqueues a proxy before reading it, so no arrival
         # is left unread until the next one.
-        self._incoming_.append((changes, commit_time))
+        fresh = self._fresh_
+        if isinstance(changes, bytes):
+            if fresh[1]:  # older than this one: queued before it
+                self._incoming_.append((fresh[1], fresh[0]))
+                fresh[1] = {}
+            self._incoming_.append((changes, commit_time))
+        else:
+            fresh[0] = commit_time
+            fresh[1].update(changes)
         self._ctx_.touch(self)
 
+    def _unread_(self) -> bool:
+        """Whether something arrived that no drain has shown yet."""
+        return bool(self._incoming_ or self._fresh_[1])
+
     def _receive_result_(self, call_id: int, value: Any, error: BaseException | None) -> None:
-        with self._lock:
-            entry = self._pending.pop(call_id, None)
+        with self._CALLS:
+            pending = self._pending
+            entry = None if pending is None else pending.pop(call_id, None)
         if entry is not None:
             call, caller = entry
             completed(caller, call, value, error)
@@ -332,32 +367,59 @@ class RemoteProxy(Object):
     def _receive_removed_(self, error: BaseException | None = None) -> None:
         """The owner withdrew the object or its process was lost: pending calls fail with
         ``error`` (``ObjectGone`` for the object by default)."""
-        object.__setattr__(self, "_gone", True)
-        with self._lock:
-            pending, self._pending = dict(self._pending), {}
+        with self._CALLS:
+            pending = self._pending or {}
+            object.__setattr__(self, "_pending", None)
         for call, caller in pending.values():
             completed(caller, call, None, error or gone(self._address_))
+
+    def _hold_call_(self, call_id: int, call: Call[Any], caller: Context | None) -> bool:
+        """A call about to be sent: kept until its result comes (``_receive_result_``). False,
+        the call failed with ``ObjectGone``, when the object is gone already."""
+        with self._CALLS:
+            pending = self._pending
+            if pending is not None:
+                pending[call_id] = (call, caller)
+                return True
+        completed(caller, call, None, gone(self._address_))
+        return False
 
     # -- the subscriber's drain -------------------------------------------------------------------
 
     def _refresh_(self) -> None:
         incoming = self._incoming_
+        fresh = self._fresh_
         if incoming:
+            if fresh[1]:  # the newest: after the encoded ones
+                incoming.append((fresh[1], fresh[0]))
+                fresh[1] = {}
             # Newest first: only the latest value of each property is decoded (§3.7).
             arrived = [incoming.popleft() for _ in range(len(incoming))]
-            object.__setattr__(self, "_last_commit", arrived[-1][1])
+            fresh[2] = arrived[-1][1]
             arrived.reverse()
             values, errors = class_codec(self.META).latest(c for c, _ in arrived)
             if errors:
                 refused(self._address_, errors)
             props = tuple(p for n, p in _dynamic_by_name(type(self)).items() if n in values)
-            fresh = tuple(values[p.meta.stl_name] for p in props)
-            _apply(self, props, fresh, self._changes)
+            _apply(self, props, tuple(values[p.meta.stl_name] for p in props), self._changes)
+        elif fresh[1]:  # the common case: decoded as it arrived (columns of one property)
+            values = fresh[1]
+            fresh[1] = {}
+            fresh[2] = fresh[0]
+            if self._changes.table:
+                self._take_(values)
+            else:  # no callback wants to know what differs: nothing to compare
+                by_name = _BY_NAME.get(type(self)) or _dynamic_by_name(type(self))
+                for name, value in values.items():
+                    prop = by_name.get(name)
+                    if prop is not None:
+                        prop.set(self, value)
         events = self._events_in
-        for _ in range(len(events)):
-            stl_name, args, created = events.popleft()
-            for subscription in tuple(self._subscribed.get(stl_name, ())):
-                subscription.run(args, created)
+        if events:
+            for _ in range(len(events)):
+                stl_name, args, created = events.popleft()
+                for subscription in tuple(self._subscribed.get(stl_name, ())):
+                    subscription.run(args, created)
 
     def _take_(self, values: Mapping[str, Any]) -> None:
         """A commit's latest values by STL name, applied together: for a subclass that decodes
@@ -399,12 +461,8 @@ class RemoteProxy(Object):
         call_id = next(self._CALL_IDS)
 
         def send() -> None:
-            if self._gone:
-                completed(caller, call, None, gone(self._address_))
-                return
-            with self._lock:
-                self._pending[call_id] = (call, caller)
-            self._endpoint_.send_call(self, member, args, call_id)
+            if self._hold_call_(call_id, call, caller):
+                self._endpoint_.send_call(self, member, args, call_id)
 
         if caller is None:
             send()

@@ -72,12 +72,32 @@ def _cached(table: dict[TypeMeta, Any], build: Callable[[TypeMeta], Any], meta: 
 # -- checks --------------------------------------------------------------------------------------
 
 _CHECKS: dict[TypeMeta, Check] = {}
+# What :func:`_native_check` passes on its class alone (f32 has a range, strings an encoding).
+_EXACT_NATIVES: Final[dict[str, tuple[type, ...]]] = {
+    "f64": (float, int),
+    "bool": (bool,),
+    "Duration": (Duration,),
+    "TimeStamp": (TimeStamp,),
+}
 
 
 def checker(meta: TypeMeta) -> Check:
     """The deep check of ``meta``'s values (kind, ranges, lengths, exact classes)."""
     result: Check = _cached(_CHECKS, _build_check, meta)
     return result
+
+
+def passing_classes(meta: TypeMeta) -> tuple[type, ...]:
+    """The classes whose every value passes ``meta``'s check, where the check looks at nothing
+    else (f64, bool, enums, ...); empty where it does. A hot path (``set_next_<s>``) tests
+    the class in C and calls the check only for what it cannot pass that way."""
+    if isinstance(meta, AliasMeta):
+        return passing_classes(meta.target)
+    if isinstance(meta, EnumMeta):
+        return (meta.py_class,)
+    if isinstance(meta, NativeMeta):
+        return _EXACT_NATIVES.get(meta.qualified_name, ())
+    return ()
 
 
 def integer_range(meta: NativeMeta) -> tuple[int, int]:
@@ -333,7 +353,8 @@ def _has_float(meta: TypeMeta) -> bool:
     return False
 
 
-def _float_equal(a: Any, b: Any) -> bool:
+def float_equal(a: Any, b: Any) -> bool:
+    """The equality of floats (and quantities): ``==``, or both NaN."""
     return bool(a == b) or (a != a and b != b)
 
 
@@ -341,7 +362,7 @@ def _build_equality(meta: TypeMeta) -> Equal:
     if not _has_float(meta):
         return operator.eq
     if isinstance(meta, NativeMeta | QuantityMeta):
-        return _float_equal
+        return float_equal
     if isinstance(meta, AliasMeta):
         return equality(meta.target)
     if isinstance(meta, OptionalMeta):

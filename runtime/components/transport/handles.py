@@ -3,10 +3,13 @@ transport-neutral: what this process knows of another one's objects.
 
 A :class:`RemoteHandle` per remote object holds its last known state and feeds the
 :class:`~sengen.runtime.RemoteProxy` of every component that holds it; the handle is what the
-subscriber's ``Discovery`` receives as the object's owner. Changes stay encoded until someone
-reads them: a proxy decodes, at its drain, only the latest value of each property
-(``ClassCodec.latest``), so a subscriber slower than the owner pays for what it sees, not for
-every commit. :class:`Calls` holds the calls sent to one remote process until their results come.
+subscriber's ``Discovery`` receives as the object's owner. Changes of several properties, or of
+values of variable size, stay encoded until someone reads them: a proxy decodes, at its drain,
+only the latest value of each property (``ClassCodec.latest``), so a subscriber slower than the
+owner pays for what it sees, not for every commit. A commit that changed one fixed-size
+property of many objects (``wire.Column``) is decoded whole on arrival, in one C call, and each
+proxy keeps only the latest value of each property. :class:`Calls` holds the calls sent to one
+remote process until their results come.
 
 The producer's side is :mod:`~sengen.runtime.components.transport.outbox`.
 """
@@ -15,16 +18,18 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from sengen.runtime import Object, RemoteProxy
 from sengen.runtime.components.transport import wire
 from sengen.runtime.errors import CallDropped, CallError, CallFailed, CallTimeout, ObjectGone
 from sengen.runtime.kernel.extension import (
+    SKIPPED,
     ClassMeta,
     Context,
     EventMeta,
+    Invalid,
     LogRecord,
     MethodMeta,
     PropertyMeta,
@@ -112,7 +117,7 @@ class RemoteHandle:
         self.name = name
         self.bus = bus
         self.iids: set[int] = set()
-        self._state = state
+        self.state = state  # the latest known values by STL name, static ones too
         self.time = time
         self.unsettled: list[bytes] = []  # encoded changes not yet in the state, oldest first
         self._send_call = send_call
@@ -139,9 +144,9 @@ class RemoteHandle:
             if adding:
                 self.logs.append(subscription)
                 record: LogRecord = ("add", self.time, self, self.meta.qualified_name,
-                                     dict(self._state))  # fmt: skip
+                                     dict(self.state))  # fmt: skip
                 if self._recorded is not None:
-                    state = self._recorded.state(self._state)
+                    state = self._recorded.state(self.state)
                     record = ("add", self.time, self._recorded, self.meta.qualified_name, state)
             else:
                 if subscription in self.logs:
@@ -154,7 +159,7 @@ class RemoteHandle:
         with self._lock:
             self.settle()
             proxy = self._proxy_class(
-                self, context, self.name, self.bus, dict(self._state), self.time
+                self, context, self.name, self.bus, dict(self.state), self.time
             )
             self.proxies.append(proxy)
         return proxy
@@ -188,20 +193,20 @@ class RemoteHandle:
         every change that came before it on the owner's stream."""
         with self._lock:
             self.unsettled.clear()
-            self._state.update(state)
+            self.state.update(state)
             self.time = time
             names = _dynamic_names(self.meta)
             self._tell({k: v for k, v in state.items() if k in names}, time)
 
-    def logged_change(self, change: bytes, time: int) -> None:
-        """A commit's changes when a change log (a recorder) wants every commit decoded
-        (under the lock)."""
+    def logged_change(self, change: bytes | dict[str, Any], time: int) -> None:
+        """A commit's changes, encoded or decoded, when a change log (a recorder) wants every
+        commit decoded (under the lock)."""
         values, errors = class_codec(self.meta).latest([change])
         refused(self.address, errors)
         names = _dynamic_names(self.meta)
         dynamic = {k: v for k, v in values.items() if k in names}
         self.settle()
-        self._state.update(dynamic)
+        self.state.update(dynamic)
         self._tell(dynamic, time)
 
     def _tell(self, dynamic: dict[str, Any], time: int) -> None:
@@ -221,7 +226,7 @@ class RemoteHandle:
             unsettled, self.unsettled = self.unsettled, []
             values, _ = class_codec(self.meta).latest(reversed(unsettled))  # proxies warn
             names = _dynamic_names(self.meta)
-            self._state.update((k, v) for k, v in values.items() if k in names)
+            self.state.update((k, v) for k, v in values.items() if k in names)
 
     def emitted(self, name: str, args: tuple[Any, ...], time: int) -> None:
         with self._lock:
@@ -272,8 +277,63 @@ def deliver_changes(
                 handle.settle()
             arrived = (change, time)
             for proxy in handle.proxies:  # ``proxy._receive_state_``, inlined
+                fresh = proxy._fresh_
+                if fresh[1]:  # decoded changes, older than this one
+                    proxy._incoming_.append((fresh[1], fresh[0]))
+                    fresh[1] = {}
                 proxy._incoming_.append(arrived)
                 proxy._ctx_.touch(proxy)
+
+
+def deliver_column(
+    lock: threading.Lock,
+    handles: Sequence[RemoteHandle | None],
+    member: int,
+    width: int,
+    data: bytes,
+    time: int,
+) -> None:
+    """One remote commit that changed one fixed-size property of many objects
+    (``wire.Column``): the values decoded at once, by the codec of the objects' class, into
+    each handle's state and each proxy's latest values, under the lock the handles of their
+    owner share. The hot path of remote traffic, so the handles' and proxies' parts are inlined
+    here. An unknown property or a wrong size is :class:`Invalid` (the message is dropped)."""
+    first = next((handle for handle in handles if handle is not None), None)
+    if first is None:
+        return
+    meta = first.meta  # the class of the objects (of them all, but in a rare commit)
+    name, values, errors = class_codec(meta).decode_column(member, width, data)
+    others: dict[ClassMeta, tuple[str, Sequence[Any], list[Invalid]]] = {}
+    with lock:
+        for index, handle in enumerate(handles):
+            if handle is None:
+                continue
+            if handle.meta is meta:
+                value = values[index]
+            else:  # another class with the same property: decoded with its own codec
+                own = handle.meta
+                if own not in others:
+                    others[own] = class_codec(own).decode_column(member, width, data)
+                name, other, errors = others[own]
+                value = other[index]
+            if value is SKIPPED:
+                refused(handle.address, errors)
+                continue
+            handle.time = time
+            if handle.logs:
+                handle.logged_change({name: value}, time)
+                continue
+            if handle.unsettled:  # older than this value
+                handle.settle()
+            handle.state[name] = value
+            for proxy in handle.proxies:  # ``proxy._receive_state_``, inlined
+                fresh = proxy._fresh_
+                fresh[0] = time
+                fresh[1][name] = value
+                context = proxy._ctx_
+                if proxy not in context.queued:  # ``context.touch(proxy)``, inlined
+                    context.queued.add(proxy)
+                    context.stale.append(proxy)
 
 
 def _post(subscription: Subscription, record: LogRecord) -> None:

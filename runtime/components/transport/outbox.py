@@ -32,7 +32,6 @@ from sengen.runtime.errors import CallDropped, CallError, CallFailed, CallTimeou
 from sengen.runtime.kernel.extension import (
     ClassCodec,
     ClassMeta,
-    Column,
     Context,
     Delivery,
     Discovery,
@@ -116,18 +115,69 @@ class _Encoded(NamedTuple):
         ids, pieces = self.ids[8 * start : 8 * end], self.pieces[start:end]
         return _Encoded(ids, part, self.sep, pieces, self.changed[start:end])
 
+    def number(self) -> int:
+        return len(self.ends)
+
+    def size(self) -> int:
+        """The bytes of the item."""
+        return wire.Changes.FIXED + wire.Changes.PER_CHANGE * len(self.ends) + self.ends[-1]
+
+    def taken(self) -> Sequence[int]:
+        """The bytes the changes before each index take in the item, beyond its fixed part."""
+        per_change = wire.Changes.PER_CHANGE
+        return [0, *(end + per_change * i for i, end in enumerate(self.ends, 1))]
+
+    def item(self, time: int) -> tuple[bytes, bytes]:
+        """The item: its head, and its states, appended apart."""
+        sep = self.sep
+        return wire.Changes.item_head(time, self.ids, self.ends) + sep, sep.join(self.pieces)
+
+
+class _Packed(NamedTuple):
+    """Changes of a commit that changed the same one fixed-size property of every object, as
+    the columns of ``wire.Column``: the objects' ids (packed), the property's member id, the
+    size of one value and the values packed; and what changed, in the same order."""
+
+    ids: bytes
+    member: int
+    width: int
+    values: bytes
+    changed: Changed
+
+    def part(self, start: int, end: int) -> _Packed:
+        ids, values = (
+            self.ids[8 * start : 8 * end],
+            self.values[self.width * start : self.width * end],
+        )
+        return _Packed(ids, self.member, self.width, values, self.changed[start:end])
+
+    def number(self) -> int:
+        return len(self.ids) // 8
+
+    def size(self) -> int:
+        return wire.Column.FIXED + len(self.ids) + len(self.values)
+
+    def taken(self) -> Sequence[int]:
+        step = 8 + self.width
+        return range(0, step * (self.number() + 1), step)
+
+    def item(self, time: int) -> tuple[bytes, bytes]:
+        return wire.Column.item_head(time, self.member, self.width, self.ids), self.values
+
 
 class _Alike(NamedTuple):
-    """An owner's last commit that changed one property of exposed objects alike: the next is
-    likely the same objects again, then their ids and column are known."""
+    """The objects of an owner's last commit that changed one property of exposed objects
+    alike: the next is likely to change the same objects again (another property, perhaps),
+    then their ids and codec are known."""
 
-    changed: Changed
-    objects: Sequence[NativeObject]
+    objects: list[NativeObject]
     ids: bytes
-    column: Callable[[Sequence[NativeObject]], Column]
+    codec: ClassCodec
 
 
 _oid_of = operator.attrgetter("oid")
+_object_of = operator.itemgetter(0)
+_props_of = operator.itemgetter(1)
 
 
 def _changed_what(changed: Sequence[tuple[NativeObject, Sequence[Prop]]]) -> str:
@@ -137,6 +187,17 @@ def _changed_what(changed: Sequence[tuple[NativeObject, Sequence[Prop]]]) -> str
 
 def _a_commit() -> str:
     return "a commit's changes"
+
+
+def _alike(obj: NativeObject, other: NativeObject) -> bool:
+    """Whether the additions of ``obj`` and ``other`` go in one ``wire.Added``."""
+    return obj.META is other.META and obj.bus == other.bus
+
+
+def _published(bus: str, names: list[bytes]) -> str:
+    if len(names) == 1:
+        return f"{bus}.{names[0].decode()}"
+    return f"the publication of {len(names)} objects on '{bus}'"
 
 
 def _event_what(obj: NativeObject, meta: EventMeta) -> str:
@@ -215,41 +276,46 @@ class Outbox:
                 return False
             self._select(owner)
             encoded = self._alike(owner, changed) or self._each(changed)
-            if encoded.ends:
+            if encoded.number():
                 self._place(time, encoded)
         return True
 
-    def _alike(self, owner: Context, changed: Changed) -> _Encoded | None:
+    def _alike(self, owner: Context, changed: Changed) -> _Encoded | _Packed | None:
         """A commit in which every object is exposed and changed the same one property (objects
         of one class updated alike, the common case), encoded without a Python step per object;
         None for any other commit, or when a value fails: then each is encoded alone, and the
         one that fails is named."""
+        if not changed:
+            return None
+        first = changed[0][1]
+        props = list(map(_props_of, changed))
+        if len(first) != 1 or props.count(first) != len(props):  # Props: by identity
+            return None
+        objects = list(map(_object_of, changed))
         last = self._last.get(owner)
-        if last is None or changed != last.changed:  # objects and Props: by identity
-            last = self._alike_of(changed)
+        if last is None or objects != last.objects:  # by identity
+            last = self._alike_of(objects)
             if last is None:
                 return None
             self._last[owner] = last
+        key = first[0].key
+        packed = last.codec.column_writers.get(key)
         try:
-            ends, sep, pieces = last.column(last.objects)
+            if packed is not None:
+                write, member, width = packed
+                return _Packed(last.ids, member, width, write(objects), changed)
+            ends, sep, pieces = last.codec.columns[key](objects)
         except (ValueError, TypeError):  # a value checks let through
             return None
         return _Encoded(last.ids, ends, sep, pieces, changed)
 
-    def _alike_of(self, changed: Changed) -> _Alike | None:
-        if not changed:
-            return None
-        objects, props = zip(*changed, strict=True)
-        first = props[0]
-        if len(first) != 1 or props.count(first) != len(props):
-            return None
+    def _alike_of(self, objects: list[NativeObject]) -> _Alike | None:
         found = list(map(self._wire.get, objects))
         try:
             oids = list(map(_oid_of, found))
         except AttributeError:  # an object no interest holds
             return None
-        column = cast(_Exposed, found[0]).codec.columns[first[0].key]
-        return _Alike(list(changed), objects, wire.pack_ids(oids), column)
+        return _Alike(objects, wire.pack_ids(oids), cast(_Exposed, found[0]).codec)
 
     def _each(self, changed: Changed) -> _Encoded:
         """The changes of the exposed objects of a commit, encoded one by one: a value that
@@ -277,23 +343,22 @@ class Outbox:
         ends = list(itertools.accumulate(map(len, states)))
         return _Encoded(wire.pack_ids(oids), ends, b"", states, kept)
 
-    def _place(self, time: int, encoded: _Encoded) -> None:
+    def _place(self, time: int, encoded: _Encoded | _Packed) -> None:
         """A commit's changes into items of messages (under the lock). A message goes before it
         would pass ``_SOON`` bytes: Zenoh's threads write it while the next one is placed. A
         commit longer than that on its own is cut into items that fill a message each; a
         single change longer than a message can hold is logged and not sent (:meth:`_placed`)."""
-        per_change, count = wire.Changes.PER_CHANGE, len(encoded.ends)
-        size = wire.Changes.FIXED + per_change * count + encoded.ends[-1]
-        if len(self._message) + size > self._soon and len(self._message) > len(self._header):
+        if len(self._message) + encoded.size() > self._soon and len(self._message) > len(
+            self._header
+        ):
             self._flush(final=False)
-        if len(self._message) + size <= self._soon:
+        if len(self._message) + encoded.size() <= self._soon:
             self._changes(time, encoded)
             return
-        # What the changes before each index take in an item, beyond its fixed part.
-        taken = [0, *(end + per_change * i for i, end in enumerate(encoded.ends, 1))]
-        start = 0
+        taken, count, start = encoded.taken(), encoded.number(), 0
+        fixed = encoded.size() - taken[-1]  # the item's bytes before its columns
         while start < count:
-            room = self._soon - len(self._message) - wire.Changes.FIXED
+            room = self._soon - len(self._message) - fixed
             end = bisect.bisect_right(taken, taken[start] + room, start + 1) - 1
             if end == start:  # not one more change fits in this message
                 if len(self._message) > len(self._header):
@@ -303,11 +368,12 @@ class Outbox:
             self._changes(time, encoded.part(start, end))
             start = end
 
-    def _changes(self, time: int, encoded: _Encoded) -> None:
+    def _changes(self, time: int, encoded: _Encoded | _Packed) -> None:
         """Changes of a commit as an item of the message (under the lock)."""
-        ids, ends, sep, pieces, changed = encoded
-        what = functools.partial(_changed_what, changed) if len(ends) == 1 else _a_commit
-        self._add(wire.Changes.item_head(time, ids, ends) + sep, what, sep.join(pieces))
+        changed = encoded.changed
+        what = functools.partial(_changed_what, changed) if len(changed) == 1 else _a_commit
+        head, tail = encoded.item(time)
+        self._add(head, what, tail)
 
     def events(
         self,
@@ -351,26 +417,74 @@ class Outbox:
 
     def _records(self, iid: int, records: list[LogRecord]) -> None:
         """An owner's additions and removals of one commit (or piece of kernel work), on the
-        owner's thread; they end the commit's message, which its :meth:`flush` sends."""
+        owner's thread; they end the commit's message, which its :meth:`flush` sends. The
+        additions of objects of one class on one bus go together (:meth:`_expose`)."""
         with self._lock:
             if iid not in self._subscriptions:
                 return  # closed while the owner was answering
             self._select(Context.current())
-            for kind, time, owner, _, values in records:
+            run: list[tuple[NativeObject, dict[str, Any]]] = []
+            time = 0
+            for kind, at, owner, _, values in records:
                 obj = cast(NativeObject, owner)  # owners log their own objects only
-                start = len(self._message)
-                try:
-                    if kind == "add":
-                        self._expose(iid, time, obj, values)
-                    else:
-                        self._withdraw(iid, obj)
-                except (ValueError, TypeError) as error:  # a value checks let through
-                    del self._message[start:]
-                    _log.error("%s of %s not sent: %s", kind, obj._address_, error)
+                if run and (kind != "add" or at != time or not _alike(obj, run[0][0])):
+                    self._expose(iid, time, run)
+                    run = []
+                if kind == "add":
+                    time = at
+                    run.append((obj, values))
+                else:
+                    self._withdraw(iid, obj)
+            if run:
+                self._expose(iid, time, run)
 
-    def _expose(self, iid: int, time: int, obj: NativeObject, state: dict[str, Any]) -> None:
-        """``obj`` matches interest ``iid``: its publication, with its full state (under the
-        lock)."""
+    def _expose(self, iid: int, time: int, run: list[tuple[NativeObject, dict[str, Any]]]) -> None:
+        """Objects of one class on one bus match interest ``iid``: their publication, with
+        their full states, as ``wire.Added`` items of about a message each, so that a message
+        goes while the next is built (under the lock). An object whose state does not encode is
+        logged and left out."""
+        first = run[0][0]
+        meta = first.META
+        codec = class_codec(meta)
+        oids: list[int] = []
+        names: list[bytes] = []
+        states: list[bytes] = []
+        for obj, values in run:
+            try:
+                state = codec.encode_properties(values)
+            except (ValueError, TypeError) as error:  # a value checks let through
+                _log.error("add of %s not sent: %s", obj._address_, error)
+                continue
+            self._hold(iid, obj)
+            oids.append(obj.id)
+            names.append(obj.name.encode())
+            states.append(state)
+        if not states:
+            return
+        description = b""
+        if meta not in self._described:
+            self._described.add(meta)
+            description = describe.describe(meta)
+        bus, count, start = first.bus or "", len(states), 0
+        # Bytes of an item besides its objects', and each object's (id, two ends, name, state).
+        fixed = wire.Added.FIXED + len(bus.encode()) + len(meta.qualified_name.encode())
+        sizes = [16 + len(name) + len(state) for name, state in zip(names, states, strict=True)]
+        most = min(self._soon, self._room - len(self._header))  # what one message can take
+        while start < count:
+            size, end = fixed + len(description) + sizes[start], start + 1
+            while end < count and size + sizes[end] <= most:
+                size += sizes[end]
+                end += 1
+            item = wire.Added.columns(
+                iid, time, bus, meta.qualified_name, meta.type_hash, description,
+                wire.pack_ids(oids[start:end]), names[start:end], states[start:end],
+            )  # fmt: skip
+            what = functools.partial(_published, bus, names[start:end])
+            self._add(item, what)
+            start, description = end, b""
+
+    def _hold(self, iid: int, obj: NativeObject) -> None:
+        """``obj`` is exposed for interest ``iid`` (under the lock)."""
         holders = self._holders.get(obj)
         if holders is None:
             holders = self._holders[obj] = []
@@ -382,17 +496,6 @@ class Outbox:
             self._exposed[obj.id] = obj
         if iid not in holders:
             holders.append(iid)
-        meta = obj.META
-        payload = class_codec(meta).encode_properties(state)
-        description = b""
-        if meta not in self._described:
-            self._described.add(meta)
-            description = describe.describe(meta)
-        frame = wire.Added(
-            self.sender, iid, obj.id, time, obj.bus or "", obj.name, meta.qualified_name,
-            meta.type_hash, description, payload,
-        )  # fmt: skip
-        self._add(frame.item(), lambda: obj._address_)
 
     def _withdraw(self, iid: int, obj: NativeObject) -> None:
         """``obj`` stopped matching interest ``iid``, or is gone (under the lock)."""

@@ -30,7 +30,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +40,12 @@ from sengen.runtime import Component, RemoteProxy, RunApi
 from sengen.runtime.components.transport import wire
 from sengen.runtime.components.transport.directory import Directory
 from sengen.runtime.components.transport.faults import MALFORMED, Faults, frame_named
-from sengen.runtime.components.transport.handles import Calls, RemoteHandle, deliver_changes
+from sengen.runtime.components.transport.handles import (
+    Calls,
+    RemoteHandle,
+    deliver_changes,
+    deliver_column,
+)
 from sengen.runtime.components.transport.link import (
     ALIVE_ANY,
     ALL_ANY,
@@ -70,6 +75,7 @@ from sengen.runtime.kernel.extension import (
     PropertyMeta,
     QueryError,
     Subscription,
+    bulk,
     class_codec,
     describe,
     evolution,
@@ -113,6 +119,10 @@ class Peer:
     number: int
     label: str = ""  # "app/pid" once its token came
     publisher: zenoh.Publisher | None = None
+    # Held around every use of ``publisher``: zenoh-python refuses a second thread's use of a
+    # publisher while one blocks in a put ("Already mutably borrowed"), and owners' commits,
+    # calls and the goodbye at close send from threads of their own.
+    sending: threading.Lock = field(default_factory=threading.Lock)
     outbox: Outbox | None = None
     calls: Calls = field(default_factory=Calls)
     handles: dict[int, RemoteHandle] = field(default_factory=dict)
@@ -159,15 +169,20 @@ class Transport(Component):
         self._by_iid: dict[int, Interest] = {}
         self._declared: list[zenoh.LivelinessToken | zenoh.Subscriber[None]] = []
         self._everyone: zenoh.Publisher | None = None  # on this process's ``@all``
+        self._everyone_sending = threading.Lock()  # as ``Peer.sending``, for ``_everyone``
         # Classes not imported here, by (name, hash): the metadata read from their descriptions
         # (a description is kept only as what it reads to, bounded).
         self._dynamic: dict[tuple[str, int], ClassMeta] = {}
+        # Classes imported here, by (name, hash), as the registry first matched them: found
+        # once, not at every object's first frame (bounded by the classes imported).
+        self._generated: dict[tuple[str, int], tuple[ClassMeta, type[RemoteProxy]]] = {}
         self.faults = Faults()  # what goes wrong on the receive path
         security = self.settings.security  # secure mode: the permissions checked at the owner
         self.guard = None if security is None else Guard(security.granted, self.faults)
         self.bytes_sent = 0
         self.bytes_received = 0
         self.forged = 0  # frames dropped for naming another sender than their key
+        self.taken = 0  # remote objects taken in (a handle made)
         self._steps: StepSync | None = None  # in a virtual-time kernel (runtime.md §6.8)
         self._names: NameGuard | None = None
         self._gone: dict[str, None] = {}  # processes declared lost, oldest first
@@ -280,11 +295,14 @@ class Transport(Component):
         for peer in peers:
             with self._lock:
                 peer.closed = True
-            if peer.publisher is not None:
-                undeclare(peer.publisher)
-        if self._everyone is not None:
-            undeclare(self._everyone)
-            self._everyone = None
+            with peer.sending:
+                if peer.publisher is not None:
+                    undeclare(peer.publisher)
+                    peer.publisher = None
+        with self._everyone_sending:
+            if self._everyone is not None:
+                undeclare(self._everyone)
+                self._everyone = None
         if self._session is not None:
             self._session.close()  # type: ignore[no-untyped-call]
             self._session = None
@@ -498,8 +516,10 @@ class Transport(Component):
                     f"object '{handle.address}' no longer exists (process {peer.label} {how})"
                 )
             )
-        if peer.publisher is not None:
-            undeclare(peer.publisher)
+        with peer.sending:
+            if peer.publisher is not None:
+                undeclare(peer.publisher)
+                peer.publisher = None
         if quiet:
             return
         if left:
@@ -570,17 +590,18 @@ class Transport(Component):
 
     def _put_all(self, data: bytes, what: str) -> None:
         """On this process's ``@all`` key: for every process."""
-        publisher = self._everyone
-        if publisher is None:
-            return
         if len(data) > self.settings.max_message_bytes:
             _log.error("message of %d bytes for %s exceeds maxMessageBytes (%d): not sent",
                        len(data), what, self.settings.max_message_bytes)  # fmt: skip
             return
-        try:
-            publisher.put(data)
-        except zenoh.ZError:  # this session closed meanwhile
-            return
+        with self._everyone_sending:
+            publisher = self._everyone
+            if publisher is None:
+                return  # not opened yet, or closed
+            try:
+                publisher.put(data)
+            except zenoh.ZError:  # this session closed meanwhile
+                return
         self.bytes_sent += len(data)
 
     def _put(
@@ -598,8 +619,7 @@ class Transport(Component):
             )  # fmt: skip
             return False
         session = self._session
-        publisher = peer.publisher
-        if publisher is None:
+        if peer.publisher is None:
             with self._lock:
                 if peer.closed or session is None:
                     return False
@@ -609,11 +629,14 @@ class Transport(Component):
                         congestion_control=zenoh.CongestionControl.BLOCK,
                         reliability=zenoh.Reliability.RELIABLE,
                     )
-                publisher = peer.publisher
-        try:
-            publisher.put(data)
-        except zenoh.ZError:  # the peer left, or this session closed, meanwhile
-            return False
+        with peer.sending:
+            publisher = peer.publisher
+            if publisher is None:
+                return False  # undeclared by ``close`` meanwhile
+            try:
+                publisher.put(data)
+            except zenoh.ZError:  # the peer left, or this session closed, meanwhile
+                return False
         self.bytes_sent += len(data)
         return True
 
@@ -722,8 +745,13 @@ class Transport(Component):
             self._hold_part(peer, frame)
         elif isinstance(frame, wire.Batch):
             parts, peer.parts, peer.part_bytes = peer.parts, [], 0
-            steps = [s for data, start in parts for s in self._prepare(peer, data, start)]
-            self._apply(sender, [*steps, *self._prepare(peer, frame.data, frame.start)])
+            # A commit of several messages may publish many objects at once.
+            with bulk(bool(parts)) as made:
+                taken = self.taken
+                steps = [s for data, start in parts for s in self._prepare(peer, data, start)]
+                steps += self._prepare(peer, frame.data, frame.start)
+                self._apply(sender, steps)
+                made[0] += self.taken - taken
         else:
             self._apply(sender, [(frame.KIND, self._step(peer, frame))])
 
@@ -767,6 +795,10 @@ class Transport(Component):
                 peer.outbox.invoke(frame)
         elif isinstance(frame, wire.Changes):
             self._changes(frame.sender, frame.time, frame.oids, frame.states)
+        elif isinstance(frame, wire.Column):
+            self._column(
+                frame.sender, frame.time, frame.oids, frame.member, frame.size, frame.values
+            )
         elif isinstance(frame, wire.Bye | wire.Batch | wire.Part | wire.Stamped):
             self._dispatch(frame)
         else:
@@ -824,7 +856,10 @@ class Transport(Component):
                 self._malformed(sender, len(data), error)
                 return steps
             try:
-                if kind == wire.Changes.KIND:  # the hot path: no frame object is built
+                if kind == wire.Column.KIND:  # the hot path: no frame object is built
+                    column = wire.Column.split(data, begin, end)
+                    steps.append((kind, functools.partial(self._column, sender, *column)))
+                elif kind == wire.Changes.KIND:
                     split = wire.Changes.split(data, begin, end)
                     steps.append((kind, functools.partial(self._changes, sender, *split)))
                 else:
@@ -872,9 +907,21 @@ class Transport(Component):
         self._touched.update(handles)
         deliver_changes(peer.lock, handles, states, time)
 
+    def _column(
+        self, sender: str, time: int, oids: Sequence[int], member: int, width: int, values: bytes
+    ) -> None:
+        """One remote commit's changes of one fixed-size property: to the objects held here."""
+        peer = self._peers.get(sender)
+        if peer is None:
+            return  # from a process already declared lost
+        handles = list(map(peer.handles.get, oids))
+        self._touched.update(handles)
+        deliver_column(peer.lock, handles, member, width, values, time)
+
     def _added(self, peer: Peer, frame: wire.Added) -> _Step:
-        """An object's first frame: its class found (or read from its description) and its
-        state decoded now, outside the arrivals lock; taken in by the step returned."""
+        """Objects' first frame: their class found (or read from its description) and their
+        states decoded now, outside the arrivals lock; taken in by the step returned. A state
+        that does not decode is dropped alone."""
         if peer.closed:
             return _nothing  # a late frame of a lost process
         if self.guard is not None and not self.guard.publishes(peer.zid, frame.bus):
@@ -887,8 +934,14 @@ class Transport(Component):
         if found is None:
             return _nothing
         meta, proxy_class = found
-        state = class_codec(meta).decode_properties(frame.state)
-        return functools.partial(self._take_in, peer, frame, meta, proxy_class, state)
+        decode = class_codec(meta).decode_properties
+        objects: list[tuple[int, str, dict[str, Any]]] = []
+        for oid, name, state in zip(frame.oids, frame.names, frame.states, strict=True):
+            try:
+                objects.append((oid, name, decode(state)))
+            except MALFORMED as error:
+                self._malformed(peer.zid, len(state), error)
+        return functools.partial(self._take_in, peer, frame, meta, proxy_class, objects)
 
     def _take_in(
         self,
@@ -896,34 +949,36 @@ class Transport(Component):
         frame: wire.Added,
         meta: ClassMeta,
         proxy_class: type[RemoteProxy],
-        state: dict[str, Any],
+        objects: list[tuple[int, str, dict[str, Any]]],
     ) -> None:
+        iid, bus, time = frame.iid, frame.bus, frame.time
         with self._lock:
             if peer.closed:
                 return  # lost meanwhile: no object of it may appear again
-            if frame.iid not in self._by_iid:
+            if iid not in self._by_iid:
                 return  # the interest closed meanwhile: nothing may hold the object for it
-            handle = peer.handles.get(frame.oid)
-            if handle is None:
-                if len(peer.handles) >= self.settings.max_objects_per_peer:
-                    limit = self.settings.max_objects_per_peer
-                    text = f"over maxObjectsPerPeer ({limit})"
-                    self.faults.warn(
-                        "objects", f"refused an object of process {peer.label}: {text}"
+            handles = peer.handles
+            send = functools.partial(self._send_call, peer)
+            for oid, name, state in objects:
+                handle = handles.get(oid)
+                if handle is None:
+                    if len(handles) >= self.settings.max_objects_per_peer:
+                        limit = self.settings.max_objects_per_peer
+                        text = f"over maxObjectsPerPeer ({limit})"
+                        self.faults.warn(
+                            "objects", f"refused an object of process {peer.label}: {text}"
+                        )
+                        continue
+                    handle = RemoteHandle(
+                        meta, proxy_class, peer.zid, oid, name, bus, state, time, send, peer.lock
                     )
-                    return
-                send = functools.partial(self._send_call, peer)
-                handle = RemoteHandle(
-                    meta, proxy_class, peer.zid, frame.oid, frame.name, frame.bus, state,
-                    frame.time, send, peer.lock,
-                )  # fmt: skip
-                peer.handles[frame.oid] = handle
-            else:
-                handle.snapshot(state, frame.time)
-            if frame.iid in handle.iids:
-                return
-            handle.iids.add(frame.iid)
-            self._deliver(frame.iid, handle, True)
+                    handles[oid] = handle
+                    self.taken += 1
+                else:
+                    handle.snapshot(state, time)
+                if iid not in handle.iids:
+                    handle.iids.add(iid)
+                    self._deliver(iid, handle, True)
 
     def _removed(self, peer: Peer, handle: RemoteHandle, iid: int) -> None:
         with self._lock:
@@ -932,7 +987,7 @@ class Transport(Component):
             handle.iids.discard(iid)
             # Changes of an earlier message a drain has not shown yet are shown first; those
             # of this message (which may be why it stops matching) go with the removal.
-            later = handle not in self._touched and any(p._incoming_ for p in handle.proxies)
+            later = handle not in self._touched and any(p._unread_() for p in handle.proxies)
             self._deliver(iid, handle, False, later)
             if handle.iids:
                 return
@@ -945,9 +1000,13 @@ class Transport(Component):
         """The generated class of that name and hash; a class known here under another hash is
         refused (logged once per class and process); a class not imported here gets a dynamic
         proxy built from its description (sent with the first object of the class)."""
+        found = self._generated.get((name, type_hash))
+        if found is not None:
+            return found
         entry = registry.by_hash(name, type_hash)
         if entry is not None:
-            return entry.meta, entry.remote_proxy
+            found = self._generated[(name, type_hash)] = (entry.meta, entry.remote_proxy)
+            return found
         if registry.knows_class(name):  # another version: adapted or refused (evolution.md)
             return evolution.adapt(
                 name, type_hash, description, peer.zid, lambda: peer.label, peer.say

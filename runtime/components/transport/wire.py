@@ -25,7 +25,7 @@ from typing import ClassVar
 from sengen.runtime.errors import SengenError
 
 MAGIC = b"SG"
-VERSION = 2  # 2: a commit's changes in columns (Changes)
+VERSION = 3  # 2: a commit's changes in columns (Changes); 3: Column, Added in columns
 
 _HEAD = struct.Struct("<2sBB")
 _U8 = struct.Struct("<B")
@@ -36,6 +36,9 @@ _OID_TIME = struct.Struct("<Qq")
 _ITEM = struct.Struct("<BI")  # a frame inside a batch: its kind and its body's size
 ITEM_HEAD = _ITEM.size
 _CHANGES_HEAD = struct.Struct("<qI")  # the time and the count of a commit's changes
+_ADDED_HEAD = struct.Struct("<IqQI")  # interest, time, type hash, count of objects
+_COLUMN_HEAD = struct.Struct("<qIII")  # the time, the count, the property's id, a value's size
+_MAX_VALUE = 8  # bytes of the largest fixed-size value (f64, i64, u64, Duration, TimeStamp)
 _MAX_TEXT = 1 << 16  # names, queries and error texts: anything longer is not ours
 
 
@@ -173,38 +176,98 @@ OK, FAILED, GONE, DROPPED, TIMED_OUT = range(5)
 
 @dataclass(frozen=True, slots=True)
 class Added(_Frame):
-    """An object (re)matching interest ``iid`` of the receiver: its full state (the snapshot),
-    and, the first time its class goes to the receiver, the class's type description."""
+    """Objects of one class on one bus (re)matching interest ``iid`` of the receiver at one
+    commit: their full states (the snapshot), and, the first time their class goes to the
+    receiver, the class's type description. Laid out in columns, the fixed fields, the object
+    ids, where each name and each state ends, then the names and the states, so that a
+    publication of many objects costs a receiver a few C calls per message, not per object."""
 
     KIND: ClassVar[int] = 1
+    # An item's bytes besides its bus's, its class's and its description's, and its objects'.
+    FIXED: ClassVar[int] = ITEM_HEAD + _ADDED_HEAD.size + 3 * 4
     sender: str
     iid: int
-    oid: int
     time: int
     bus: str
-    name: str
     cls: str
     type_hash: int
     description: bytes
-    state: bytes
+    oids: tuple[int, ...]
+    names: tuple[str, ...]
+    states: tuple[bytes, ...]  # each ``ClassCodec.encode_properties`` of every property
 
     def body(self) -> bytes:
-        w = _Writer().u32(self.iid).u64(self.oid).i64(self.time)
-        w.text(self.bus).text(self.name).text(self.cls).u64(self.type_hash)
-        w.u32(len(self.description))
-        w.out += self.description
-        return w.rest(self.state)
+        names = [name.encode() for name in self.names]
+        return Added.columns(
+            self.iid, self.time, self.bus, self.cls, self.type_hash, self.description,
+            pack_ids(self.oids), names, self.states,
+        )[ITEM_HEAD:]  # fmt: skip
+
+    @staticmethod
+    def columns(
+        iid: int,
+        time: int,
+        bus: str,
+        cls: str,
+        type_hash: int,
+        description: bytes,
+        ids: bytes,
+        names: Sequence[bytes],
+        states: Sequence[bytes],
+    ) -> bytes:
+        """The item of objects whose ids are packed (:func:`pack_ids`) and whose names (UTF-8)
+        and states are given, without building the frame: what a publication sends."""
+        count = len(states)
+        w = _Writer()
+        w.out += _ADDED_HEAD.pack(iid, time, type_hash, count)
+        w.text(bus).text(cls).u32(len(description))
+        w.out += description
+        w.out += ids
+        ends = _ends(count)
+        w.out += ends.pack(*itertools.accumulate(map(len, names)))
+        w.out += ends.pack(*itertools.accumulate(map(len, states)))
+        w.out += b"".join(names)
+        w.out += b"".join(states)
+        return item_of(Added.KIND, bytes(w.out))
 
     @classmethod
     def read(cls, sender: str, r: _Reader) -> Added:
-        iid, oid, time = r.u32(), r.u64(), r.i64()
-        bus, name, class_name, type_hash = r.text(), r.text(), r.text(), r.u64()
-        size = r.u32()
-        if r.pos + size > len(r.data):
+        data, pos = r.data, r.pos
+        if pos + _ADDED_HEAD.size > len(data):
+            raise WireError(f"an addition of {len(data) - pos} bytes is too short")
+        iid, time, type_hash, count = _ADDED_HEAD.unpack_from(data, pos)
+        r.pos += _ADDED_HEAD.size
+        bus, class_name, size = r.text(), r.text(), r.u32()
+        if r.pos + size > len(data):
             raise WireError(f"bad description length {size}")
-        description = r.data[r.pos : r.pos + size]
-        r.pos += size
-        return cls(sender, iid, oid, time, bus, name, class_name, type_hash, description, r.rest())
+        description = data[r.pos : r.pos + size]
+        pos = r.pos + size
+        if count == 0 or pos + 16 * count > len(data):
+            raise WireError(f"{count} objects do not fit in {len(data) - r.pos} bytes")
+        oids = _ids(count).unpack_from(data, pos)
+        pos += 8 * count
+        name_ends = _ends(count).unpack_from(data, pos)
+        state_ends = _ends(count).unpack_from(data, pos + 4 * count)
+        pos += 8 * count
+        names, states = data[pos : pos + name_ends[-1]], data[pos + name_ends[-1] :]
+        for ends, column in ((name_ends, names), (state_ends, states)):
+            if ends[-1] != len(column) or list(ends) != sorted(ends):
+                raise WireError(f"the columns of {count} objects do not add up")
+        r.pos = len(data)
+        try:
+            text = names.decode()
+        except UnicodeDecodeError as error:
+            raise WireError("object names are not UTF-8") from error
+        starts = (0, *name_ends[:-1])
+        if len(text) == len(names):  # ASCII (the usual): characters are bytes
+            named = tuple(map(text.__getitem__, map(slice, starts, name_ends)))
+        else:
+            try:
+                named = tuple(names[b:e].decode() for b, e in zip(starts, name_ends, strict=True))
+            except UnicodeDecodeError as error:
+                raise WireError("object names are not UTF-8") from error
+        cut = tuple(map(states.__getitem__, map(slice, (0, *state_ends[:-1]), state_ends)))
+        return cls(sender, iid, time, bus, class_name, type_hash, description, oids, named, cut)
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +324,56 @@ class Changes(_Frame):
         time, oids, states = cls.split(r.data, r.pos, len(r.data))
         r.pos = len(r.data)
         return cls(sender, time, oids, tuple(states))
+
+
+@dataclass(frozen=True, slots=True)
+class Column(_Frame):
+    """One commit of one owner that changed the same one fixed-size property of many objects
+    (objects of a class updated alike, the common case): the time, the count, the property's
+    member id, the size of one value, the object ids, then the values packed one after the
+    other as the property's codec packs one (``codec.ClassCodec.column_writer``), so that
+    the sender packs and the receiver unpacks them all in one C call each."""
+
+    KIND: ClassVar[int] = 16
+    FIXED: ClassVar[int] = ITEM_HEAD + _COLUMN_HEAD.size  # an item's bytes before its columns
+    sender: str
+    time: int
+    member: int
+    size: int
+    oids: tuple[int, ...]
+    values: bytes
+
+    def body(self) -> bytes:
+        head = Column.item_head(self.time, self.member, self.size, pack_ids(self.oids))
+        return head[ITEM_HEAD:] + self.values
+
+    @staticmethod
+    def item_head(time: int, member: int, size: int, ids: bytes) -> bytes:
+        """The item up to its values, which follow it (``size`` bytes for each id)."""
+        count = len(ids) // 8
+        body = _COLUMN_HEAD.size + len(ids) + count * size
+        return _ITEM.pack(Column.KIND, body) + _COLUMN_HEAD.pack(time, count, member, size) + ids
+
+    @staticmethod
+    def split(data: bytes, start: int, end: int) -> tuple[int, tuple[int, ...], int, int, bytes]:
+        """Time, object ids, member id, value size and packed values of the body
+        ``data[start:end]``, checked, without building the frame: the hot path of remote
+        traffic."""
+        if end - start < _COLUMN_HEAD.size:
+            raise WireError(f"a column of {end - start} bytes is too short")
+        time, count, member, size = _COLUMN_HEAD.unpack_from(data, start)
+        pos = start + _COLUMN_HEAD.size
+        if count == 0 or not 0 < size <= _MAX_VALUE or pos + (8 + size) * count != end:
+            raise WireError(f"{count} values of {size} bytes do not fit in {end - start} bytes")
+        oids = _ids(count).unpack_from(data, pos)
+        pos += 8 * count
+        return time, oids, member, size, data[pos:end]
+
+    @classmethod
+    def read(cls, sender: str, r: _Reader) -> Column:
+        time, oids, member, size, values = cls.split(r.data, r.pos, len(r.data))
+        r.pos = len(r.data)
+        return cls(sender, time, member, size, oids, values)
 
 
 @functools.lru_cache(maxsize=64)
@@ -612,6 +725,7 @@ class Hello(_Frame):
 Frame = (
     Added
     | Changes
+    | Column
     | Emitted
     | Removed
     | Invoke
@@ -631,6 +745,7 @@ _KINDS: dict[int, type[Frame]] = {
     for k in (
         Added,
         Changes,
+        Column,
         Emitted,
         Removed,
         Invoke,

@@ -18,7 +18,6 @@ from sengen.runtime.objects.context import Context
 from sengen.runtime.objects.evolution.classes import LABEL, ClassPlan, Decode
 from sengen.runtime.objects.evolution.convert import Convert, Notes, ValueFailure
 from sengen.runtime.objects.meta import MethodMeta, PropertyMeta
-from sengen.runtime.objects.objects import gone
 from sengen.runtime.objects.proxies import RemoteProxy, refused
 from sengen.runtime.objects.values import Invalid, zero
 
@@ -300,9 +299,13 @@ class AdaptedProxy(RemoteProxy):
 
     def _refresh_(self) -> None:
         incoming = self._incoming_
+        fresh = self._fresh_
+        if fresh[1]:  # decoded in the remote version as they arrived: converted with the rest
+            incoming.append((fresh[1], fresh[0]))
+            fresh[1] = {}
         if incoming:
             arrived = [incoming.popleft() for _ in range(len(incoming))]
-            object.__setattr__(self, "_last_commit", arrived[-1][1])
+            fresh[2] = arrived[-1][1]
             arrived.reverse()
             address = self._address_
             values, errors = self._ADAPTER_.latest((c for c, _ in arrived), address)
@@ -339,12 +342,8 @@ class AdaptedProxy(RemoteProxy):
         call_id = next(self._CALL_IDS)
 
         def send() -> None:
-            if self._gone:
-                completed(caller, call, None, gone(self._address_))
-                return
-            with self._lock:
-                self._pending[call_id] = (call, caller)
-            self._endpoint_.send_call(results, remote, remote_args, call_id)  # type: ignore[arg-type]
+            if self._hold_call_(call_id, call, caller):
+                self._endpoint_.send_call(results, remote, remote_args, call_id)  # type: ignore[arg-type]
 
         if caller is None:
             send()
