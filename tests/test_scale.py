@@ -137,7 +137,7 @@ def test_only_the_remote_proxies_something_arrived_for_are_refreshed(tree: Tree)
     assert list(subscriber.stale) == [event]
     event._close_()
     cycle(subscriber, 2 * PERIOD)  # a closed proxy is not refreshed (and not kept queued)
-    assert len(event._events_in) == 1 and not subscriber.queued
+    assert len(event._arrived_[4]) == 1 and not subscriber.queued
 
 
 def test_no_arrival_is_left_unread_while_the_drain_races_the_transport(tree: Tree) -> None:

@@ -11,7 +11,7 @@ import functools
 import itertools
 import threading
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from time import monotonic
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -63,10 +63,14 @@ class _Subscribers:
 
 
 def _apply(
-    proxy: Object, props: tuple[Prop, ...], fresh: tuple[Any, ...], subs: _Subscribers
+    proxy: Object, props: tuple[Prop, ...], fresh: tuple[Any, ...], subs: _Subscribers | None
 ) -> None:
     """Take a whole commit first, then run the callbacks: a callback that reads another
     property sees the same commit (runtime.md §3.6)."""
+    if subs is None:  # no callback: nothing to compare
+        for prop, value in zip(props, fresh, strict=True):
+            prop.set(proxy, value)
+        return
     changed = []
     for prop, value in zip(props, fresh, strict=True):
         if not prop.eq(value, prop.get(proxy)):
@@ -245,33 +249,32 @@ class RemoteProxy(Object):
 
     __slots__ = (
         "__weakref__",
+        "_arrived_",
         "_bus",
         "_changes",
         "_ctx_",
         "_endpoint_",
         "_events_",
-        "_events_in",
-        "_fresh_",
-        "_incoming_",
         "_name",
         "_pending",
         "_subscribed",
     )
+    # What arrived and no drain has shown yet, and the commit time the proxy shows, in one list
+    # (the one object a drain reads besides the proxy; items are cheaper to set than slots):
+    # [0] the time and [1] the values by STL name of the decoded changes, merged as they arrive
+    # (only the latest value of a property is shown, §3.7) and newer than everything in [3];
+    # [2] the commit time shown; [3] the encoded changes with their times, oldest first, and
+    # [4] the events, each a deque or None until the first.
+    _arrived_: list[Any]
     _bus: str
-    _changes: _Subscribers
+    _changes: _Subscribers | None  # None until a change callback
     _ctx_: Context
     _endpoint_: RemoteEndpoint
     _events_: Events  # made at the first use of ``events``: most proxies never need one
-    _events_in: deque[tuple[str, tuple[Any, ...], int]]
-    # [time, values by STL name, time shown]: decoded changes newer than everything in
-    # ``_incoming_``, merged as they arrive (only the latest value of a property is shown,
-    # §3.7), and the commit time the proxy shows (a list item: cheaper to set than a slot).
-    _fresh_: list[Any]
-    _incoming_: deque[tuple[bytes | Mapping[str, Any], int]]  # encoded changes, oldest first
     _name: str
     # The calls sent and not answered yet, under ``_CALLS``; None once the object is gone.
     _pending: dict[int, tuple[Call[Any], Context | None]] | None
-    _subscribed: dict[str, list[Connection]]
+    _subscribed: dict[str, list[Connection]] | None  # None until an event subscription
     _CALL_IDS: ClassVar[itertools.count[int]] = itertools.count(1)
     # Every remote proxy's ``_pending``: held only to add, take or fail a call, never for long.
     _CALLS: ClassVar[threading.Lock] = threading.Lock()
@@ -292,12 +295,10 @@ class RemoteProxy(Object):
         setter(self, "_ctx_", context)
         setter(self, "_name", name)
         setter(self, "_bus", bus)
-        setter(self, "_changes", _Subscribers())
-        setter(self, "_incoming_", deque())
-        setter(self, "_fresh_", [commit_time, {}, commit_time])
-        setter(self, "_events_in", deque())
+        setter(self, "_arrived_", [commit_time, {}, commit_time, None, None])
+        setter(self, "_changes", None)
         setter(self, "_pending", {})
-        setter(self, "_subscribed", {})
+        setter(self, "_subscribed", None)
         for set_value, stl_name in _initial(type(self)):
             set_value(self, state[stl_name])
         context.add_proxy(self)
@@ -327,30 +328,34 @@ class RemoteProxy(Object):
 
     @property
     def last_commit_time(self) -> int:
-        time: int = self._fresh_[2]
+        time: int = self._arrived_[2]
         return time
 
-    # -- arrivals from the transport (any thread) ------------------------------------------------
+    # -- arrivals from the transport (under the arrivals lock the drains take) -----------------
 
     def _receive_state_(self, changes: bytes | Mapping[str, Any], commit_time: int) -> None:
         """One remote commit: the changed properties, encoded or by STL name, applied
         together. The transport inlines this for the changes of many objects (``handles``)."""
         # Queued before the touch: a drain unqueues a proxy before reading it, so no arrival
         # is left unread until the next one.
-        fresh = self._fresh_
+        arrived = self._arrived_
         if isinstance(changes, bytes):
-            if fresh[1]:  # older than this one: queued before it
-                self._incoming_.append((fresh[1], fresh[0]))
-                fresh[1] = {}
-            self._incoming_.append((changes, commit_time))
+            queue = arrived[3]
+            if queue is None:
+                queue = arrived[3] = deque()
+            if arrived[1]:  # older than this one: queued before it
+                queue.append((arrived[1], arrived[0]))
+                arrived[1] = {}
+            queue.append((changes, commit_time))
         else:
-            fresh[0] = commit_time
-            fresh[1].update(changes)
+            arrived[0] = commit_time
+            arrived[1].update(changes)
         self._ctx_.touch(self)
 
     def _unread_(self) -> bool:
         """Whether something arrived that no drain has shown yet."""
-        return bool(self._incoming_ or self._fresh_[1])
+        arrived = self._arrived_
+        return bool(arrived[1] or arrived[3])
 
     def _receive_result_(self, call_id: int, value: Any, error: BaseException | None) -> None:
         with self._CALLS:
@@ -361,7 +366,14 @@ class RemoteProxy(Object):
             completed(caller, call, value, error)
 
     def _receive_event_(self, stl_name: str, args: tuple[Any, ...], creation_time: int) -> None:
-        self._events_in.append((stl_name, args, creation_time))
+        self._queue_event_(stl_name, args, creation_time)
+
+    def _queue_event_(self, stl_name: str, args: tuple[Any, ...], creation_time: int) -> None:
+        arrived = self._arrived_
+        events = arrived[4]
+        if events is None:
+            events = arrived[4] = deque()
+        events.append((stl_name, args, creation_time))
         self._ctx_.touch(self)
 
     def _receive_removed_(self, error: BaseException | None = None) -> None:
@@ -387,26 +399,22 @@ class RemoteProxy(Object):
     # -- the subscriber's drain -------------------------------------------------------------------
 
     def _refresh_(self) -> None:
-        incoming = self._incoming_
-        fresh = self._fresh_
-        if incoming:
-            if fresh[1]:  # the newest: after the encoded ones
-                incoming.append((fresh[1], fresh[0]))
-                fresh[1] = {}
+        arrived = self._arrived_
+        queue = arrived[3]
+        if queue:
+            if arrived[1]:  # the newest: after the encoded ones
+                queue.append((arrived[1], arrived[0]))
+                arrived[1] = {}
             # Newest first: only the latest value of each property is decoded (§3.7).
-            arrived = [incoming.popleft() for _ in range(len(incoming))]
-            fresh[2] = arrived[-1][1]
-            arrived.reverse()
-            values, errors = class_codec(self.META).latest(c for c, _ in arrived)
-            if errors:
-                refused(self._address_, errors)
-            props = tuple(p for n, p in _dynamic_by_name(type(self)).items() if n in values)
-            _apply(self, props, tuple(values[p.meta.stl_name] for p in props), self._changes)
-        elif fresh[1]:  # the common case: decoded as it arrived (columns of one property)
-            values = fresh[1]
-            fresh[1] = {}
-            fresh[2] = fresh[0]
-            if self._changes.table:
+            changes = [queue.popleft() for _ in range(len(queue))]
+            arrived[2] = changes[-1][1]
+            changes.reverse()
+            self._take_(self._latest_(c for c, _ in changes))
+        elif arrived[1]:  # the common case: decoded as it arrived (columns of one property)
+            values = arrived[1]
+            arrived[1] = {}
+            arrived[2] = arrived[0]
+            if self._changes is not None:
                 self._take_(values)
             else:  # no callback wants to know what differs: nothing to compare
                 by_name = _BY_NAME.get(type(self)) or _dynamic_by_name(type(self))
@@ -414,16 +422,24 @@ class RemoteProxy(Object):
                     prop = by_name.get(name)
                     if prop is not None:
                         prop.set(self, value)
-        events = self._events_in
+        events = arrived[4]
         if events:
+            subscribed = self._subscribed or {}
             for _ in range(len(events)):
                 stl_name, args, created = events.popleft()
-                for subscription in tuple(self._subscribed.get(stl_name, ())):
+                for subscription in tuple(subscribed.get(stl_name, ())):
                     subscription.run(args, created)
 
+    def _latest_(self, changes: Iterable[bytes | Mapping[str, Any]]) -> dict[str, Any]:
+        """The latest value of each property in ``changes`` (newest first); those that do not
+        decode are left out with a warning. Type evolution's adapted proxy converts them."""
+        values, errors = class_codec(self.META).latest(changes)
+        if errors:
+            refused(self._address_, errors)
+        return values
+
     def _take_(self, values: Mapping[str, Any]) -> None:
-        """A commit's latest values by STL name, applied together: for a subclass that decodes
-        its changes itself (type evolution's adapted proxy); ``_refresh_`` inlines this."""
+        """A commit's latest values by STL name, applied together."""
         props = tuple(p for n, p in _dynamic_by_name(type(self)).items() if n in values)
         _apply(self, props, tuple(values[p.meta.stl_name] for p in props), self._changes)
 
@@ -433,12 +449,20 @@ class RemoteProxy(Object):
         self._endpoint_.release(self)
 
     def _on_changed_(self, key: str, callback: Callable[[Any], None]) -> Connection:
-        return self._changes.add(key, Connection(self._ctx_, callback, self._changes.remove))
+        changes = self._changes
+        if changes is None:
+            changes = _Subscribers()
+            object.__setattr__(self, "_changes", changes)
+        return changes.add(key, Connection(self._ctx_, callback, changes.remove))
 
     def _connect_event_(
         self, meta: EventMeta, callback: Callable[..., None], with_info: bool
     ) -> Connection:
-        subscriptions = self._subscribed.setdefault(meta.stl_name, [])
+        subscribed = self._subscribed
+        if subscribed is None:
+            subscribed = {}
+            object.__setattr__(self, "_subscribed", subscribed)
+        subscriptions = subscribed.setdefault(meta.stl_name, [])
         if not subscriptions:
             self._endpoint_.subscribe_event(self, meta)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -90,6 +91,25 @@ class Calls:
 class RemoteHandle:
     """One object of another process, as this process knows it: its last state and the
     proxies of the components that hold it."""
+
+    __slots__ = (
+        "__weakref__",
+        "_lock",
+        "_proxy_class",
+        "_recorded",
+        "_send_call",
+        "bus",
+        "iids",
+        "logs",
+        "meta",
+        "name",
+        "oid",
+        "proxies",
+        "state",
+        "time",
+        "unsettled",
+        "zid",
+    )
 
     def __init__(
         self,
@@ -275,13 +295,16 @@ def deliver_changes(
             unsettled.append(change)
             if len(unsettled) >= _SETTLE_AT:
                 handle.settle()
-            arrived = (change, time)
+            entry = (change, time)
             for proxy in handle.proxies:  # ``proxy._receive_state_``, inlined
-                fresh = proxy._fresh_
-                if fresh[1]:  # decoded changes, older than this one
-                    proxy._incoming_.append((fresh[1], fresh[0]))
-                    fresh[1] = {}
-                proxy._incoming_.append(arrived)
+                arrived = proxy._arrived_
+                queue = arrived[3]
+                if queue is None:
+                    queue = arrived[3] = deque()
+                if arrived[1]:  # decoded changes, older than this one
+                    queue.append((arrived[1], arrived[0]))
+                    arrived[1] = {}
+                queue.append(entry)
                 proxy._ctx_.touch(proxy)
 
 
@@ -327,9 +350,9 @@ def deliver_column(
                 handle.settle()
             handle.state[name] = value
             for proxy in handle.proxies:  # ``proxy._receive_state_``, inlined
-                fresh = proxy._fresh_
-                fresh[0] = time
-                fresh[1][name] = value
+                arrived = proxy._arrived_
+                arrived[0] = time
+                arrived[1][name] = value
                 context = proxy._ctx_
                 if proxy not in context.queued:  # ``context.touch(proxy)``, inlined
                     context.queued.add(proxy)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import struct
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, Final
 
@@ -298,31 +299,26 @@ class AdaptedProxy(RemoteProxy):
         super().__init__(endpoint, context, name, bus, local, commit_time)
 
     def _refresh_(self) -> None:
-        incoming = self._incoming_
-        fresh = self._fresh_
-        if fresh[1]:  # decoded in the remote version as they arrived: converted with the rest
-            incoming.append((fresh[1], fresh[0]))
-            fresh[1] = {}
-        if incoming:
-            arrived = [incoming.popleft() for _ in range(len(incoming))]
-            fresh[2] = arrived[-1][1]
-            arrived.reverse()
-            address = self._address_
-            values, errors = self._ADAPTER_.latest((c for c, _ in arrived), address)
-            if errors:
-                refused(address, errors)
-            self._take_(values)
-        events = self._events_in
-        for _ in range(len(events)):
-            stl_name, args, created = events.popleft()
-            for subscription in tuple(self._subscribed.get(stl_name, ())):
-                subscription.run(args, created)
+        arrived = self._arrived_
+        if arrived[1]:  # decoded in the remote version: converted with the encoded ones
+            queue = arrived[3]
+            if queue is None:
+                queue = arrived[3] = deque()
+            queue.append((arrived[1], arrived[0]))
+            arrived[1] = {}
+        super()._refresh_()
+
+    def _latest_(self, changes: Iterable[bytes | Mapping[str, Any]]) -> dict[str, Any]:
+        address = self._address_
+        values, errors = self._ADAPTER_.latest(changes, address)
+        if errors:
+            refused(address, errors)
+        return values
 
     def _receive_event_(self, stl_name: str, args: tuple[Any, ...], creation_time: int) -> None:
         converted = self._ADAPTER_.event(stl_name, args, self._address_)
         if converted is not None:
-            self._events_in.append((stl_name, converted, creation_time))
-            self._ctx_.touch(self)
+            self._queue_event_(stl_name, converted, creation_time)
 
     def _send_call_(
         self,
