@@ -195,10 +195,17 @@ def test_properties_round_trip_through_the_class_codec(
     meta = _class(tree, name)
     class_codec = ClassCodec(meta)
     state = {p.stl_name: data.draw(strategy(p.type)) for p in meta.all_properties}
-    decoded = class_codec.decode_properties(class_codec.encode_properties(state))
-    assert decoded.keys() == state.keys()
-    for prop in meta.all_properties:
-        assert _same(prop.type, decoded[prop.stl_name], state[prop.stl_name]), prop.stl_name
+    encoded = class_codec.encode_properties(state)
+    # A whole state (a publication's snapshot) compiled: the same bytes, read either way.
+    assert class_codec.encode_state(state) == encoded
+    for decoded in (class_codec.decode_properties(encoded), class_codec.decode_state(encoded)):
+        assert decoded.keys() == state.keys()
+        for prop in meta.all_properties:
+            assert _same(prop.type, decoded[prop.stl_name], state[prop.stl_name]), prop.stl_name
+    # Laid out otherwise (a change, properties reversed), it is read property by property.
+    reversed_state = dict(reversed(state.items()))
+    decoded = class_codec.decode_state(class_codec.encode_properties(reversed_state))
+    assert list(decoded) == list(reversed_state)
 
 
 @QUICK

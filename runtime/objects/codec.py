@@ -420,6 +420,7 @@ class ClassCodec:
         self.columns = {
             p.py_name: _alone_column(p, self.singles[p.py_name]) for p in meta.all_properties
         }
+        self._whole = _Whole(meta.all_properties)
         self._dynamic = frozenset(p.stl_name for p in meta.all_properties if p.dynamic)
         self._alone = {_alone_head(p): p.stl_name for p in meta.all_properties}
         # Fixed-size dynamic properties travel in columns (``wire.Column``): by Python name,
@@ -433,6 +434,19 @@ class ClassCodec:
                 ident = member_id(p.stl_name)
                 self.column_writers[p.py_name] = _column_writer(p, ident, fmt, to_item)
                 self._columns[ident] = (p.stl_name, fmt, struct.calcsize("<" + fmt), from_item)
+
+    def encode_state(self, values: Mapping[str, Any]) -> bytes:
+        """Every property (``values`` holds each by STL name), as :meth:`encode_properties`
+        encodes them in declaration order: a publication's snapshot, compiled."""
+        try:
+            return self._whole.encode(values)
+        except (struct.error, OverflowError, AttributeError, TypeError):
+            return self.encode_properties(values)  # raises what does not fit, named
+
+    def decode_state(self, data: bytes) -> dict[str, Any]:
+        """What :meth:`encode_state` wrote (or anything :meth:`decode_properties` reads)."""
+        values = self._whole.decode(data)
+        return self.decode_properties(data) if values is None else values
 
     def encode_properties(self, values: Mapping[str, Any]) -> bytes:
         """Changed properties by STL name, in the given order."""
@@ -569,6 +583,99 @@ class ClassCodec:
 
     def decode_event(self, data: bytes) -> tuple[str, tuple[Any, ...]]:
         return _decode_member(data, self._events, "event", self.meta.qualified_name)
+
+
+class _Whole:
+    """A class's whole state as :meth:`ClassCodec.encode_properties` encodes every property in
+    declaration order (a publication's snapshot), compiled: each run of consecutive fixed-size
+    properties is one ``struct`` call, their ids included, so that a state of numbers costs one
+    call to write and one to read, not one per property."""
+
+    def __init__(self, props: Sequence[PropertyMeta]) -> None:
+        self.head = _U32.pack(len(props))
+        # ("run", layout, getter, template, to_items | None, ids, from_items | None, names)
+        # or ("one", stl_name, packed id, encode, decode)
+        self.steps: list[tuple[Any, ...]] = []
+        run: list[tuple[PropertyMeta, str, Callable[[Any], Any], Callable[[Any], Any]]] = []
+        for p in props:
+            fixed = _fixed(p.type)
+            if fixed is not None:
+                run.append((p, *fixed))
+                continue
+            self._run(run)
+            run = []
+            encode, decode = codec(p.type)
+            self.steps.append(("one", p.stl_name, _U32.pack(member_id(p.stl_name)), encode, decode))
+        self._run(run)
+
+    def _run(
+        self, run: list[tuple[PropertyMeta, str, Callable[[Any], Any], Callable[[Any], Any]]]
+    ) -> None:
+        if not run:
+            return
+        names = tuple(p.stl_name for p, _, _, _ in run)
+        ids = tuple(member_id(name) for name in names)
+        layout = struct.Struct("<" + "".join("I" + fmt for _, fmt, _, _ in run))
+        getter = operator.itemgetter(*names) if len(names) > 1 else _one_getter(names[0])
+        template: list[Any] = [value for ident in ids for value in (ident, None)]
+        to_items = tuple(to for _, _, to, _ in run)
+        from_items = tuple(back for _, _, _, back in run)
+        plain = all(f is _identity for f in to_items + from_items)
+        self.steps.append(
+            ("run", layout, getter, template, None if plain else to_items, ids,
+             None if plain else from_items, names)
+        )  # fmt: skip
+
+    def encode(self, values: Mapping[str, Any]) -> bytes:
+        out = bytearray(self.head)
+        for step in self.steps:
+            if step[0] == "run":
+                _, layout, getter, template, to_items, _, _, _ = step
+                items = getter(values)
+                args = template.copy()
+                if to_items is None:
+                    args[1::2] = items
+                else:
+                    args[1::2] = [to(item) for to, item in zip(to_items, items, strict=True)]
+                out += layout.pack(*args)
+            else:
+                _, name, packed, encode, _ = step
+                out += packed
+                encode(out, values[name])
+        return bytes(out)
+
+    def decode(self, data: bytes) -> dict[str, Any] | None:
+        """The values, or None when ``data`` is not laid out so (then it is read property by
+        property). A value out of its type's range is :class:`Invalid`, as it is then."""
+        if data[:4] != self.head:
+            return None
+        view = memoryview(data)
+        values: dict[str, Any] = {}
+        pos = 4
+        for step in self.steps:
+            if step[0] == "run":
+                _, layout, _, _, _, ids, from_items, names = step
+                try:
+                    items = layout.unpack_from(data, pos)
+                except struct.error:
+                    return None
+                if items[0::2] != ids:
+                    return None
+                found = items[1::2]
+                if from_items is not None:
+                    found = tuple(back(item) for back, item in zip(from_items, found, strict=True))
+                values.update(zip(names, found, strict=True))
+                pos += layout.size
+            else:
+                _, name, packed, _, decode = step
+                if data[pos : pos + 4] != packed:
+                    return None
+                values[name], pos = decode(view, pos + 4)
+        return values if pos == len(data) else None
+
+
+def _one_getter(name: str) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
+    return lambda values: (values[name],)
 
 
 # A column's writer: the packed values of one property of many objects (one at least), their

@@ -471,6 +471,7 @@ class NativeObject(Object):
         "_ctx_",
         "_emitted_",
         "_event_subs_",
+        "_id_",
         "_name",
         "_next_",
         "_removed_",
@@ -482,6 +483,7 @@ class NativeObject(Object):
     _ctx_: Context | None
     _emitted_: list[tuple[EventMeta, tuple[Any, ...]]]  # emitted before registration
     _event_subs_: dict[str, list[Connection]]
+    _id_: int | None  # ``id`` once published (a digest: the transport asks for it per object)
     _name: str
     _next_: dict[Prop, Any]  # the pending writes
     _removed_: bool
@@ -510,6 +512,7 @@ class NativeObject(Object):
         setter(self, "_emitted_", [])
         setter(self, "_change_subs_", {})
         setter(self, "_event_subs_", {})
+        setter(self, "_id_", None)
         setter(self, "_removed_", False)
         setter(self, "_version_", [0, 0])
         # Zero values for everything; the constructor then sets the [static] ones.
@@ -585,6 +588,11 @@ class NativeObject(Object):
         return self._bus
 
     @property
+    def id(self) -> int:
+        found = self._id_
+        return found if found is not None else object_id(self._address_)
+
+    @property
     def local_name(self) -> str:
         prefix = self._ctx_.name if self._ctx_ is not None else ""
         return f"{prefix}.{self._address_}" if prefix else self._address_
@@ -614,6 +622,7 @@ class NativeObject(Object):
         setter = object.__setattr__
         setter(self, "_ctx_", context)
         setter(self, "_bus", bus)
+        setter(self, "_id_", object_id(f"{bus}.{self._name}"))
         self._version_[1] = time
         context.objects.append(self)
         # Subscriptions made before registration had no context yet: they belong to the owner.

@@ -178,9 +178,7 @@ class RemoteHandle:
         """In the subscriber's drain: a proxy holding the latest state, fed from now on."""
         with self._lock:
             self.settle()
-            proxy = self._proxy_class(
-                self, context, self.name, self.bus, dict(self.state), self.time
-            )
+            proxy = self._proxy_class(self, context, self.name, self.bus, self.state, self.time)
             self.proxies.append(proxy)
         return proxy
 

@@ -451,7 +451,7 @@ class Outbox:
         states: list[bytes] = []
         for obj, values in run:
             try:
-                state = codec.encode_properties(values)
+                state = codec.encode_state(values)
             except (ValueError, TypeError) as error:  # a value checks let through
                 _log.error("add of %s not sent: %s", obj._address_, error)
                 continue

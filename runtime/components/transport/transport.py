@@ -934,7 +934,7 @@ class Transport(Component):
         if found is None:
             return _nothing
         meta, proxy_class = found
-        decode = class_codec(meta).decode_properties
+        decode = class_codec(meta).decode_state
         objects: list[tuple[int, str, dict[str, Any]]] = []
         for oid, name, state in zip(frame.oids, frame.names, frame.states, strict=True):
             try:
