@@ -615,13 +615,15 @@ def remote(base: Path, count: int, producers: int, args: argparse.Namespace) -> 
     lost, explained, starved = consumer.cycles.lost_to_gc(period, collections)
     shown = consumer.shown / args.seconds
     ratio = shown / zenoh_rate if zenoh_rate else float("nan")
+    versus = (
+        f" vs bare zenoh {zenoh_rate:,.0f}/s ({ratio:.2f}x)" if zenoh_rate else " (no bare run)"
+    )
+    bare_p99 = f" (bare {zenoh_p99 * 1e3:.0f} ms)" if zenoh_rate else ""
     return (
         f"N={count:>6}{where} {producers} producer process(es) -> 1: publish {publish_s:.2f} s,"
-        f" late joiner {late_s:.2f} s; updates shown {shown:,.0f}/s vs bare zenoh"
-        f" {zenoh_rate:,.0f}/s ({ratio:.2f}x); consumer cycles {run}/{due}, lost {lost}"
-        f" ({explained} to gc, {starved} to the machine), latency p99"
-        f" {p99(consumer.latencies) * 1e3:.0f} ms (bare {zenoh_p99 * 1e3:.0f} ms);"
-        f" {collections.summary()}"
+        f" late joiner {late_s:.2f} s; updates shown {shown:,.0f}/s{versus}; consumer cycles"
+        f" {run}/{due}, lost {lost} ({explained} to gc, {starved} to the machine), latency p99"
+        f" {p99(consumer.latencies) * 1e3:.0f} ms{bare_p99}; {collections.summary()}"
     )
 
 

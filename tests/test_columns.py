@@ -102,8 +102,11 @@ class Writing(Component):
     """Self-driven: publishes ``count`` gauges, then commits once per entry of ``cycles``; an
     outbox holding an interest in them keeps the messages it sends."""
 
-    def __init__(self, impls: ModuleType, count: int, cycles: Writes, limit: int) -> None:
+    def __init__(
+        self, impls: ModuleType, count: int, cycles: Writes, limit: int, where: str = ""
+    ) -> None:
         self.impls, self.count, self.cycles, self.limit = impls, count, cycles, limit
+        self.where = where
         self.messages: list[bytes] = []
 
     def send(self, data: bytes, what: Any) -> bool:
@@ -112,7 +115,7 @@ class Writing(Component):
 
     def run(self, api: RunApi) -> None:
         outbox = Outbox(SENDER, api.bus_space.interests, self.send, self.limit)
-        outbox.open(1, parse_query(f"SELECT gauge.Gauge FROM {BUS}"))
+        outbox.open(1, parse_query(f"SELECT gauge.Gauge FROM {BUS} {self.where}"))
         gauges = [self.impls.Gauging(f"g{i}") for i in range(self.count)]
         api.get_source(BUS).add(gauges)
         api.drain_inputs()
@@ -127,9 +130,9 @@ class Writing(Component):
 
 
 def messages_of(
-    impls: ModuleType, count: int, cycles: Writes, limit: int = 16 << 20
+    impls: ModuleType, count: int, cycles: Writes, limit: int = 16 << 20, where: str = ""
 ) -> list[bytes]:
-    component = Writing(impls, count, cycles, limit)
+    component = Writing(impls, count, cycles, limit, where)
     kernel = Kernel(load_config_text("kernel: {appName: columns}\n"), [("c", component, 1)])
     assert kernel.run(Duration.parse("20 s")) == 0
     return component.messages
@@ -226,6 +229,45 @@ def test_a_column_over_a_message_is_cut_into_columns_in_order(impls: ModuleType)
     subscriber.receive(messages)
     subscriber.drain()
     assert [p.reading for p in subscriber.proxies] == sent
+
+
+def test_a_filter_keeps_a_column_to_the_matching_objects_as_they_come_and_go(
+    impls: ModuleType,
+) -> None:
+    count = 12
+    inside = {1, 4, 5, 9}
+
+    def readings() -> dict[int, tuple[str, Any]]:
+        return {i: ("reading", _value(impls, "reading")) for i in range(count)}
+
+    first, second, third = readings(), readings(), readings()
+    cycles: Writes = [
+        {i: ("label", "in") for i in inside},  # they start matching
+        first,
+        {7: ("label", "in"), 4: ("label", "out")},  # 7 comes, 4 goes
+        second,
+        third,
+    ]
+    messages = messages_of(impls, count, cycles, where="WHERE label = 'in'")
+    frames = [f for m in messages for f in frames_of(m)]
+    index: dict[int, int] = {}  # object id -> gauge index, from the additions' names
+    for f in frames:
+        if isinstance(f, wire.Added):
+            index.update({o: int(n[1:]) for o, n in zip(f.oids, f.names, strict=True)})
+    assert set(index.values()) == inside | {7}
+    codec = class_codec(impls.Gauging.META)
+    columns = [f for f in frames if isinstance(f, wire.Column)]
+    assert len(columns) == 3
+    decoded = [codec.decode_column(c.member, c.size, c.values)[1] for c in columns]
+    sent = [
+        {index[o]: v for o, v in zip(c.oids, values, strict=True)}
+        for c, values in zip(columns, decoded, strict=True)
+    ]
+    assert sent == [
+        {i: first[i][1] for i in sorted(inside)},
+        {i: second[i][1] for i in sorted(inside - {4} | {7})},
+        {i: third[i][1] for i in sorted(inside - {4} | {7})},
+    ]
 
 
 def test_columns_and_encoded_changes_apply_in_arrival_order(impls: ModuleType) -> None:

@@ -166,13 +166,14 @@ class _Packed(NamedTuple):
 
 
 class _Alike(NamedTuple):
-    """The objects of an owner's last commit that changed one property of exposed objects
-    alike: the next is likely to change the same objects again (another property, perhaps),
-    then their ids and codec are known."""
+    """The objects of an owner's last commit that changed one property alike, and those of
+    them exposed (all, or those a filter keeps): the next commit is likely to change the same
+    objects again (another property, perhaps), then their ids and codec are known."""
 
     objects: list[NativeObject]
-    ids: bytes
-    codec: ClassCodec
+    exposed: list[NativeObject]  # ``objects`` itself when every one is
+    ids: bytes  # of the exposed ones
+    codec: ClassCodec | None  # None: none is exposed
 
 
 _oid_of = operator.attrgetter("oid")
@@ -281,10 +282,10 @@ class Outbox:
         return True
 
     def _alike(self, owner: Context, changed: Changed) -> _Encoded | _Packed | None:
-        """A commit in which every object is exposed and changed the same one property (objects
-        of one class updated alike, the common case), encoded without a Python step per object;
-        None for any other commit, or when a value fails: then each is encoded alone, and the
-        one that fails is named."""
+        """A commit that changed the same one property of objects of one class (updated alike,
+        the common case): the changes of those exposed, encoded without a Python step per
+        object; None for any other commit, or when a value fails: then each is encoded alone,
+        and the one that fails is named."""
         if not changed:
             return None
         first = changed[0][1]
@@ -294,28 +295,36 @@ class Outbox:
         objects = list(map(_object_of, changed))
         last = self._last.get(owner)
         if last is None or objects != last.objects:  # by identity
-            last = self._alike_of(objects)
-            if last is None:
-                return None
-            self._last[owner] = last
+            last = self._last[owner] = self._alike_of(objects)
+        if last.codec is None:
+            return _Encoded(b"", [], b"", [], [])  # nothing exposed changed
+        exposed = last.exposed
+        if exposed is not objects:
+            changed = [(obj, first) for obj in exposed]
         key = first[0].key
         packed = last.codec.column_writers.get(key)
         try:
             if packed is not None:
                 write, member, width = packed
-                return _Packed(last.ids, member, width, write(objects), changed)
-            ends, sep, pieces = last.codec.columns[key](objects)
+                return _Packed(last.ids, member, width, write(exposed), changed)
+            ends, sep, pieces = last.codec.columns[key](exposed)
         except (ValueError, TypeError):  # a value checks let through
             return None
         return _Encoded(last.ids, ends, sep, pieces, changed)
 
-    def _alike_of(self, objects: list[NativeObject]) -> _Alike | None:
+    def _alike_of(self, objects: list[NativeObject]) -> _Alike:
         found = list(map(self._wire.get, objects))
-        try:
-            oids = list(map(_oid_of, found))
-        except AttributeError:  # an object no interest holds
-            return None
-        return _Alike(objects, wire.pack_ids(oids), cast(_Exposed, found[0]).codec)
+        if None not in found:
+            kept = cast(list[_Exposed], found)
+            exposed = objects
+        else:
+            kept = [e for e in found if e is not None]
+            exposed = [o for o, e in zip(objects, found, strict=True) if e is not None]
+        if not kept:
+            return _Alike(objects, [], b"", None)
+        ids = wire.pack_ids(list(map(_oid_of, kept)))
+        # Objects of one class: one codec (a subclass sharing the Prop reads the same).
+        return _Alike(objects, exposed, ids, kept[0].codec)
 
     def _each(self, changed: Changed) -> _Encoded:
         """The changes of the exposed objects of a commit, encoded one by one: a value that
@@ -492,6 +501,7 @@ class Outbox:
             assert owner is not None  # an owner logs its registered objects
             codec = class_codec(obj.META)
             self._wire[obj] = _Exposed(obj.id, codec, codec.singles, owner)
+            self._last.pop(owner, None)  # its objects exposed change
             self._owners[owner] = self._owners.get(owner, 0) + 1
             self._exposed[obj.id] = obj
         if iid not in holders:
