@@ -7,8 +7,9 @@ so what lives as long as the process is kept out of its way: what exists after s
 Those are made with the collector paused, each collection on the way would traverse them all
 again, and frozen once made (``gc.freeze``), so later collections only see what is young.
 
-Freezing keeps whatever unreachable cycle exists at that moment for good; only a burst freezes,
-and a burst makes long-lived structures, not garbage.
+Freezing keeps whatever unreachable cycle exists at that moment for good, so the young
+generations are collected before a burst (what was just dropped, a removal's proxies, goes
+then), and only bursts of additions freeze: they make long-lived structures, not garbage.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def bulk(heavy: bool) -> Iterator[list[int]]:
         yield made
         return
     enabled = gc.isenabled()
+    gc.collect(1)  # the young generations: cheap, and nothing recent is frozen as garbage
     gc.disable()
     try:
         yield made

@@ -325,7 +325,7 @@ class Discovery:
     def _apply(self, batch: list[Delivery]) -> None:
         with bulk(len(batch) >= BULK) as made:  # a publication or a snapshot of many objects
             self._take(batch)
-            made[0] += len(batch)
+            made[0] += sum(1 for delivery in batch if delivery.adding)
 
     def _take(self, batch: list[Delivery]) -> None:
         batch.sort(key=lambda d: d.order)  # stable: one owner's deliveries keep their order

@@ -146,6 +146,19 @@ class Peer:
             self.untold.append((level, text))
 
 
+def _retire(peer: Peer) -> None:
+    """Undeclare the publisher of a peer now closed, unless a put on it blocks (a peer that
+    stopped reading): waiting for it would hold up the loss, or the shutdown; the put then
+    undeclares it when it returns (:meth:`Transport._put`)."""
+    if peer.sending.acquire(blocking=False):
+        try:
+            if peer.publisher is not None:
+                undeclare(peer.publisher)
+                peer.publisher = None
+        finally:
+            peer.sending.release()
+
+
 class Transport(Component):
     """The shipped ``transport`` component (alias ``zenoh``, ``ether``): real-time-only, it
     opens its Zenoh session in ``init`` and closes it in ``unload``."""
@@ -295,14 +308,14 @@ class Transport(Component):
         for peer in peers:
             with self._lock:
                 peer.closed = True
-            with peer.sending:
-                if peer.publisher is not None:
-                    undeclare(peer.publisher)
-                    peer.publisher = None
-        with self._everyone_sending:
-            if self._everyone is not None:
-                undeclare(self._everyone)
+            _retire(peer)
+        if self._everyone_sending.acquire(blocking=False):  # else the session's close does
+            try:
+                if self._everyone is not None:
+                    undeclare(self._everyone)
+            finally:
                 self._everyone = None
+                self._everyone_sending.release()
         if self._session is not None:
             self._session.close()  # type: ignore[no-untyped-call]
             self._session = None
@@ -516,10 +529,7 @@ class Transport(Component):
                     f"object '{handle.address}' no longer exists (process {peer.label} {how})"
                 )
             )
-        with peer.sending:
-            if peer.publisher is not None:
-                undeclare(peer.publisher)
-                peer.publisher = None
+        _retire(peer)
         if quiet:
             return
         if left:
@@ -637,6 +647,10 @@ class Transport(Component):
                 publisher.put(data)
             except zenoh.ZError:  # the peer left, or this session closed, meanwhile
                 return False
+            finally:
+                if peer.closed:  # lost while this put blocked: ``_retire`` left it to us
+                    undeclare(publisher)
+                    peer.publisher = None
         self.bytes_sent += len(data)
         return True
 
@@ -900,23 +914,29 @@ class Transport(Component):
         self, sender: str, time: int, oids: Iterable[int], states: Iterable[bytes]
     ) -> None:
         """One remote commit's changes: each to the object this process holds."""
-        peer = self._peers.get(sender)
-        if peer is None:
-            return  # from a process already declared lost
-        handles = list(map(peer.handles.get, oids))
-        self._touched.update(handles)
-        deliver_changes(peer.lock, handles, states, time)
+        held = self._holding(sender, oids)
+        if held is not None:
+            deliver_changes(held[0].lock, held[1], states, time)
 
     def _column(
         self, sender: str, time: int, oids: Sequence[int], member: int, width: int, values: bytes
     ) -> None:
         """One remote commit's changes of one fixed-size property: to the objects held here."""
+        held = self._holding(sender, oids)
+        if held is not None:
+            deliver_column(held[0].lock, held[1], member, width, values, time)
+
+    def _holding(
+        self, sender: str, oids: Iterable[int]
+    ) -> tuple[Peer, list[RemoteHandle | None]] | None:
+        """The handles of a commit's objects (None for one not held here), noted as touched by
+        the message; None from a process already declared lost."""
         peer = self._peers.get(sender)
         if peer is None:
-            return  # from a process already declared lost
+            return None
         handles = list(map(peer.handles.get, oids))
         self._touched.update(handles)
-        deliver_column(peer.lock, handles, member, width, values, time)
+        return peer, handles
 
     def _added(self, peer: Peer, frame: wire.Added) -> _Step:
         """Objects' first frame: their class found (or read from its description) and their
