@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any, cast
 
@@ -150,19 +151,27 @@ def test_no_arrival_is_left_unread_while_the_drain_races_the_transport(tree: Tre
     count = random.randint(3000, 4000)
     changes = [codec.encode_properties({"reading": float(k)}) for k in range(1, count + 1)]
 
+    draining = threading.Event()
+
     def feed() -> None:
+        draining.wait(10)  # the drains run while it feeds, however loaded the machine
         for k, change in enumerate(changes, 1):
             deliver_changes(lock, [handle], [change], k)
+            if k % 64 == 0:
+                time.sleep(0)  # lets a drain in between arrivals
 
     feeder = threading.Thread(target=feed, name="feeder")
     feeder.start()
     drains = 0
-    while feeder.is_alive():
+    while True:
         cycle(subscriber, PERIOD)
         drains += 1
+        draining.set()
+        if not feeder.is_alive():
+            break
     feeder.join()
     cycle(subscriber, PERIOD)
-    assert proxy.reading == float(count) and drains > 0
+    assert proxy.reading == float(count) and drains > 1
 
 
 class Publishing(Component):

@@ -189,7 +189,8 @@ class Runner:
 
     def update(self, cycle_time: int = 0) -> None:
         api = self.api
-        for obj in tuple(cast("list[NativeObject]", self.context.objects)):
+        # The context holds them as what it commits; a component's objects are native objects.
+        for obj in cast("tuple[NativeObject, ...]", self.context.roster()):
             obj.update(api)
         if self.work is not None:
             self.work()

@@ -162,8 +162,10 @@ class Context:
         # The timeout in ns of a call this context makes without ``timeout=`` (None: none).
         self.call_timeout: int | None = None
         # The component's registered objects and, below, what its commits changed and emitted:
-        # read by the kernel (a component's objects are all native objects).
+        # read by the kernel (a component's objects are all native objects). Changed only by
+        # :meth:`own` and :meth:`disown`, which drop ``_roster``.
         self.objects: list[Committable] = []
+        self._roster: tuple[Committable, ...] | None = ()
         self.track_changes = False
         self.wakeup: threading.Event | None = None  # set by work-driven components
         self.changed: list[tuple[Committable, Sequence[object]]] = []
@@ -501,6 +503,26 @@ class Context:
                 self.watchers[obj] = kept
             else:
                 self.watchers.pop(obj, None)
+
+    def own(self, obj: Committable) -> None:
+        """Register ``obj`` as one of this context's objects (updated and withdrawn with it)."""
+        self.objects.append(obj)
+        self._roster = None
+
+    def disown(self, obj: Committable) -> None:
+        """No longer one of this context's objects (removed from its bus)."""
+        if obj in self.objects:
+            self.objects.remove(obj)
+            self._roster = None
+
+    def roster(self) -> tuple[Committable, ...]:
+        """``objects`` as a tuple: what a cycle's updates iterate, which they may change (an
+        update may add or remove objects) without changing the iteration. Made again only after
+        such a change, not every cycle."""
+        roster = self._roster
+        if roster is None:
+            roster = self._roster = tuple(self.objects)
+        return roster
 
     def stop(self) -> None:
         """Stop accepting work: later posts are dropped (runtime.md §3.12)."""

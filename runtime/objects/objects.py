@@ -92,7 +92,8 @@ def _writer(prop: Prop) -> Callable[[NativeObject, Any], None]:
     member = prop.meta.stl_name
 
     def write(self: NativeObject, value: Any) -> None:
-        if checks.enabled and type(value) not in passing:
+        # The class first: most values pass by it, without a look at the switch.
+        if type(value) not in passing and checks.enabled:
             try:
                 check(value)
             except values.Invalid as error:
@@ -624,7 +625,7 @@ class NativeObject(Object):
         setter(self, "_bus", bus)
         setter(self, "_id_", object_id(f"{bus}.{self._name}"))
         self._version_[1] = time
-        context.objects.append(self)
+        context.own(self)
         # Subscriptions made before registration had no context yet: they belong to the owner.
         for table in (self._change_subs_, self._event_subs_):
             for subscriptions in table.values():
@@ -646,8 +647,7 @@ class NativeObject(Object):
         if context is None or self._removed_:
             return
         object.__setattr__(self, "_removed_", True)
-        if self in context.objects:
-            context.objects.remove(self)
+        context.disown(self)
         self.unregistered(api)
         self._change_subs_.clear()
         self._event_subs_.clear()
