@@ -89,9 +89,11 @@ def generate(base: Path) -> None:
 
 
 def entity_classes(base: Path) -> tuple[Any, Any]:
-    """The implementations: one whose update writes the wall clock of the cycle into x, y or z
-    in turn, one that never changes. ``Moving.clock`` is what the driving component's work sets
-    once per cycle: ``clock[0] += 1`` (the cycle), then ``clock[1] = time.time()``."""
+    """The implementations: one whose update writes the wall clock of its cycle into x, y or z
+    in turn, one that never changes. The driving component names the first object it updates
+    (``Moving.clock.lead``); that object's update starts the cycle: it reads the wall clock and
+    picks the property, once for every object (so that the figure is the runtime's cost per
+    write, not the bench's choice, and a value is as old as its cycle, not one period more)."""
     if str(base) not in sys.path:
         sys.path.insert(0, str(base))
     importlib.invalidate_caches()
@@ -101,34 +103,29 @@ def entity_classes(base: Path) -> tuple[Any, Any]:
         module.EntityBase.set_next_y,
         module.EntityBase.set_next_z,
     )
-    # The cycle's setter and value, read by every update: chosen once per cycle, as a user's
-    # work would, so that the figure is the runtime's cost per write, not the bench's choice.
     write = setters[0]
     now = 0.0
 
     class Clock:
-        """[cycle, wall clock of the cycle]; setting the wall clock picks the cycle's write."""
+        """The cycle's count and the object whose update starts each cycle."""
 
         def __init__(self) -> None:
             self.cycle = 0
+            self.lead: Any = None
 
-        def __getitem__(self, index: int) -> Any:
-            return self.cycle if index == 0 else now
-
-        def __setitem__(self, index: int, value: Any) -> None:
-            nonlocal write, now
-            if index == 0:
-                self.cycle = value
-            else:
-                write, now = setters[self.cycle % 3], value
+    clock = Clock()
 
     def update(self: Any, api: Any) -> None:
+        nonlocal write, now
+        if self is clock.lead:
+            clock.cycle += 1
+            write, now = setters[clock.cycle % 3], time.time()
         write(self, now)
 
     def still(self: Any, api: Any) -> None:
         pass
 
-    moving = type("Moving", (module.EntityBase,), {"update": update, "clock": Clock()})
+    moving = type("Moving", (module.EntityBase,), {"update": update, "clock": clock})
     return moving, type("Still", (module.EntityBase,), {"update": still})
 
 
@@ -239,15 +236,14 @@ class Producer(Component):
 
     def run(self, api: RunApi) -> None:
         source = api.get_source(BUS)
-        source.add([self.cls(f"e{i}", label=label(i)) for i in range(self.count)])
-        clock = getattr(self.cls, "clock", [0, 0.0])
+        objects = [self.cls(f"e{i}", label=label(i)) for i in range(self.count)]
+        source.add(objects)
+        if self.changing:
+            self.cls.clock.lead = objects[0]
         seen = [0]
 
         def work() -> None:
             seen[0] += 1
-            if self.changing:
-                clock[0] += 1
-                clock[1] = time.time()
             if self.window.is_set():
                 self.cycles.mark()
             elif seen[0] == self.warm:
@@ -408,17 +404,16 @@ def remote_child(argument: str) -> None:
         bare_producer(spec, period, stop)
         return
     moving, _ = entity_classes(Path(spec.base))
-    clock = moving.clock
 
     class Publishing(Component):
         def run(self, api: RunApi) -> None:
             source = api.get_source(f"{spec.session}.entities")
-            source.add([moving(f"e{i}", label=label(i)) for i in range(spec.first, spec.last)])
+            objects = [moving(f"e{i}", label=label(i)) for i in range(spec.first, spec.last)]
+            source.add(objects)
+            moving.clock.lead = objects[0]
             print(f"published {time.time_ns()}", flush=True)
 
             def work() -> None:
-                clock[0] += 1
-                clock[1] = time.time()
                 if stop.is_set():
                     api.request_kernel_stop(0)
 
