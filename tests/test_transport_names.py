@@ -51,11 +51,11 @@ def test_a_name_added_then_withdrawn_in_one_batch_is_announced_then_withdrawn() 
     names = [f"n{random.randrange(10**6)}_{i}" for i in range(3)]
     objects = [cast(Any, SimpleNamespace(name=n, _ctx_=None)) for n in names]
     try:
-        sender.published(source, objects[0], True)
+        sender.published(source, [objects[0]], True)
         assert frames.first.wait(10)  # the thread is held in its first send
-        sender.published(source, objects[1], True)
-        sender.published(source, objects[1], False)  # added then withdrawn, unsent
-        sender.published(source, objects[2], True)
+        sender.published(source, [objects[1]], True)
+        sender.published(source, [objects[1]], False)  # added then withdrawn, unsent
+        sender.published(source, [objects[2]], True)
         frames.release.set()
         with frames.all_sent:
             assert frames.all_sent.wait_for(lambda: len(frames.sent) == 3, 10)

@@ -50,9 +50,9 @@ class BusSpace:
         self.transport_loaded = False
         # The transport's way to a remote kernel clock, for a master in this process.
         self.clock_link: ClockLink | None = None
-        # The transport: told of every object a source adds (True) or removes (False), to
-        # find the same name used on a bus by another process (runtime.md §3.13).
-        self.publication_listener: Callable[[Source, NativeObject, bool], None] | None = None
+        # The transport: told of the objects a source adds (True) or removes (False), a batch
+        # at a time, to find the same name used on a bus by another process (runtime.md §3.13).
+        self.publication_listener: Callable[[Source, list[NativeObject], bool], None] | None = None
         self.interests = Interests()
         self.directory = BusDirectory()  # what api.sessions() reports
         # The transport's knowledge of the other processes (``ps``, owners in ``info``).
@@ -74,32 +74,43 @@ class BusSpace:
             held = self._names.get(bus, {}).get(name)
         return None if held is None else held[1]
 
-    def claim(self, bus: str, obj: NativeObject, component: str) -> None:
-        """Reserve ``obj``'s name (and its id) on ``bus`` for ``component``, or raise."""
-        check_bus_address(bus)
+    def claim(self, bus: str, objects: list[NativeObject], component: str) -> list[int]:
+        """Reserve the objects' names (and ids) on ``bus`` for ``component``: their ids; or
+        raise, none of them reserved. ``bus`` is a checked address (``Source``)."""
         session = bus.partition(".")[0]
+        idents: list[int] = []
         with self._lock:
             names = self._names.setdefault(bus, {})
             ids = self._ids.setdefault(bus, {})
-            holder = names.get(obj.name)
-            if holder is not None:
-                raise DuplicateObjectName(
-                    f"object name '{obj.name}' is already used on bus '{bus}' by component"
-                    f" '{holder[1]}'"
-                )
-            ident = object_id(f"{bus}.{obj.name}")
-            other = ids.get(ident)
-            if other is not None:
-                raise DuplicateObjectName(
-                    f"object id collision between '{other}' and '{obj.name}' on bus '{bus}'"
-                )
-            names[obj.name] = (obj, component)
-            ids[ident] = obj.name
+            try:
+                for obj in objects:
+                    name = obj.name
+                    holder = names.get(name)
+                    if holder is not None:
+                        raise DuplicateObjectName(
+                            f"object name '{name}' is already used on bus '{bus}' by component"
+                            f" '{holder[1]}'"
+                        )
+                    ident = object_id(f"{bus}.{name}")
+                    other = ids.get(ident)
+                    if other is not None:
+                        raise DuplicateObjectName(
+                            f"object id collision between '{other}' and '{name}' on bus '{bus}'"
+                        )
+                    names[name] = (obj, component)
+                    ids[ident] = name
+                    idents.append(ident)
+            except DuplicateObjectName:
+                for obj, ident in zip(objects, idents, strict=False):
+                    del names[obj.name]
+                    del ids[ident]
+                raise
             first_use = session not in self._sessions
             self._sessions.add(session)
-        self.directory.add(bus)
+        self.directory.add(bus, len(objects))
         if first_use and session != LOCAL_SESSION and not self.transport_loaded:
             _log.info("no transport loaded: session '%s' is process-local", session)
+        return idents
 
     def release(self, bus: str, obj: NativeObject) -> None:
         with self._lock:
@@ -134,24 +145,17 @@ class Source:
         bound to the component, its ``registered`` hook runs and its initial state becomes
         current at once."""
         batch = [objects] if isinstance(objects, NativeObject) else list(objects)
-        claimed: list[NativeObject] = []
-        try:
-            for obj in batch:
-                if obj.bus is not None:
-                    raise ValueError(f"object '{obj.name}' is already on bus '{obj.bus}'")
-                self.space.claim(self.bus, obj, self.context.name)
-                claimed.append(obj)
-        except ValueError:
-            for obj in claimed:
-                self.space.release(self.bus, obj)
-            raise
-        listener = self.space.publication_listener
         for obj in batch:
-            obj._bind_(self.context, self.bus, self.context.time, self.api)
+            if obj.bus is not None:
+                raise ValueError(f"object '{obj.name}' is already on bus '{obj.bus}'")
+        idents = self.space.claim(self.bus, batch, self.context.name)
+        for obj, ident in zip(batch, idents, strict=True):
+            obj._bind_(self.context, self.bus, self.context.time, self.api, ident)
             if self.publisher is not None:
                 self.publisher.added(obj)
-            if listener is not None:
-                listener(self, obj, True)
+        listener = self.space.publication_listener
+        if listener is not None:
+            listener(self, batch, True)
 
     def remove(self, objects: NativeObject | Iterable[NativeObject]) -> None:
         """Withdraw: the ``unregistered`` hook runs at once; later calls fail."""
@@ -161,11 +165,11 @@ class Source:
                 raise ValueError(
                     f"object '{obj.name}' is not on bus '{self.bus}' of this component"
                 )
-        listener = self.space.publication_listener
         for obj in batch:
             obj._unbind_(self.api)
             self.space.release(self.bus, obj)
             if self.publisher is not None:
                 self.publisher.removed(obj)
-            if listener is not None:
-                listener(self, obj, False)
+        listener = self.space.publication_listener
+        if listener is not None:
+            listener(self, batch, False)

@@ -25,10 +25,11 @@ class BusDirectory:
         self._counts: Counter[str] = Counter()
         self._watches: list[Changed] = []
 
-    def add(self, bus: str) -> None:
+    def add(self, bus: str, count: int = 1) -> None:
+        """``count`` more objects on ``bus``."""
         with self._lock:
-            self._counts[bus] += 1
-            fresh = self._counts[bus] == 1
+            fresh = self._counts[bus] == 0
+            self._counts[bus] += count
             watches = list(self._watches) if fresh else []
         for watch in watches:
             watch(bus, True)

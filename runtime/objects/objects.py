@@ -615,7 +615,9 @@ class NativeObject(Object):
 
     # -- registration (driven by the kernel) -----------------------------------------------------
 
-    def _bind_(self, context: Context, bus: str, time: int, api: Any = None) -> None:
+    def _bind_(
+        self, context: Context, bus: str, time: int, api: Any = None, ident: int | None = None
+    ) -> None:
         """Publish on ``bus`` owned by ``context``: the ``registered`` hook runs, then the
         initial state (constructor, configuration and pending values) becomes current."""
         if self._ctx_ is not None:
@@ -623,7 +625,7 @@ class NativeObject(Object):
         setter = object.__setattr__
         setter(self, "_ctx_", context)
         setter(self, "_bus", bus)
-        setter(self, "_id_", object_id(f"{bus}.{self._name}"))
+        setter(self, "_id_", object_id(f"{bus}.{self._name}") if ident is None else ident)
         self._version_[1] = time
         context.own(self)
         # Subscriptions made before registration had no context yet: they belong to the owner.

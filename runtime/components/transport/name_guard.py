@@ -83,25 +83,31 @@ class NameGuard:
 
     # -- this process's objects ----------------------------------------------------------------
 
-    def published(self, source: Source, obj: NativeObject, added: bool) -> None:
-        """A source of this process added or removed an object (on its owner's thread)."""
-        if source.bus.startswith("local."):
+    def published(self, source: Source, objects: list[NativeObject], added: bool) -> None:
+        """A source of this process added or removed objects (on its owner's thread)."""
+        bus = source.bus
+        if bus.startswith("local."):
             return
-        key = (source.bus, obj.name)
         with self._lock:
             if added:
                 registered = time.time_ns()
-                self._published[key] = _Published(obj, source, registered)
-                self._segment(source.bus, None)[1].append((obj.name, registered))
+                names = self._segment(bus, None)[1]
+                for obj in objects:
+                    self._published[(bus, obj.name)] = _Published(obj, source, registered)
+                    names.append((obj.name, registered))
             else:
-                published = self._published.get(key)
-                if published is None or published.obj is not obj:
-                    return
-                del self._published[key]
-                self._segment(source.bus, obj.name)[2].append(obj.name)
+                for obj in objects:
+                    published = self._published.get((bus, obj.name))
+                    if published is None or published.obj is not obj:
+                        continue
+                    del self._published[(bus, obj.name)]
+                    self._segment(bus, obj.name)[2].append(obj.name)
             self._wake.notify()
-        if added:
-            self._check(key)
+            # Only names another process announced on this bus can clash.
+            held = added and any(h.alive and bus in h.buses for h in self._holders.values())
+        if held:
+            for obj in objects:
+                self._check((bus, obj.name))
 
     def _segment(
         self, bus: str, withdrawing: str | None
