@@ -44,12 +44,13 @@ def test_an_inherited_setter_writes_the_prop_of_the_objects_class(tree: Tree) ->
     assert prop is tree.devices.DeviceBase._PROPS["level"]
     assert type(gauge).set_next_level is tree.devices.DeviceBase.set_next_level
     cycle(owner, 1 * MS, update=lambda: gauge.set_next_level(5))
-    assert owner.changed == [(gauge, prop.alone)]
-    assert owner.changed[0][1] is prop.alone
+    assert owner.changed == [gauge]
+    assert owner.changed_props[0] is prop.alone
     owner.changed.clear()
+    owner.changed_props.clear()
     cycle(owner, 2 * MS, update=lambda: gauge._set_next("level", 6))  # by name, as a replay
     assert gauge.level == 6
-    assert owner.changed == [(gauge, prop.alone)]
+    assert owner.changed == [gauge]
 
 
 def test_the_generated_setter_is_named_and_documented(tree: Tree) -> None:
@@ -120,7 +121,7 @@ def test_two_pending_writes_of_one_object_commit_together(tree: Tree) -> None:
 
     cycle(owner, 1 * MS, update=update)
     props = type(gauge)._PROPS
-    assert owner.changed == [(gauge, [props["a"], props["b"]])]
+    assert (owner.changed, owner.changed_props) == ([gauge], [[props["a"], props["b"]]])
     assert gauge._version_ == [2, 1 * MS]
 
 

@@ -155,13 +155,15 @@ class Publisher:
         if context.changed:
             # The context lists them by what a commit uses of them; a component's objects are
             # native objects.
-            changed = cast("list[tuple[NativeObject, Sequence[Any]]]", context.changed)
-            context.changed = []
+            objects = cast("list[NativeObject]", context.changed)
+            props = context.changed_props
+            context.changed, context.changed_props = [], []
             if self._sinks:
-                idle = [s for s in self._sinks if not s.changes(context, context.time, changed)]
+                time = context.time
+                idle = [s for s in self._sinks if not s.changes(context, time, objects, props)]
                 for sink in idle:
                     del self._sinks[sink]
-            self._changed(changed)
+            self._changed(objects, props)
         if context.emitted:
             emitted = cast("list[tuple[NativeObject, Any, tuple[Any, ...]]]", context.emitted)
             context.emitted = []
@@ -181,7 +183,7 @@ class Publisher:
             self._withdraw(gone)
         self._post_logs()
 
-    def _changed(self, changed: list[tuple[NativeObject, Sequence[Any]]]) -> None:
+    def _changed(self, objects: list[NativeObject], changed: list[Sequence[Any]]) -> None:
         logs = self._logs
         conditional = [i for i in self._matches if i.conditional]
         if not logs and not conditional:
@@ -189,7 +191,7 @@ class Publisher:
         time = self.context.time
         logged = self._logged
         affected: dict[Interest, list[NativeObject]] = {}
-        for obj, props in changed:
+        for obj, props in zip(objects, changed, strict=True):
             subscriptions = logs.get(obj)
             if subscriptions:
                 values = {p.meta.stl_name: p.get(obj) for p in props}

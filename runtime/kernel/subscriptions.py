@@ -74,11 +74,15 @@ class ChangeSink(Protocol):
     records (additions, removals) reach the subscription's log."""
 
     def changes(
-        self, owner: Context, time: int, changed: list[tuple[NativeObject, Sequence[Any]]]
+        self,
+        owner: Context,
+        time: int,
+        objects: list[NativeObject],
+        props: list[Sequence[Any]],
     ) -> bool:
-        """The properties each object changed in one commit of ``owner`` (every object of the
-        commit: the sink keeps those it holds). False: it holds none of ``owner``'s objects,
-        so the owner stops telling it until it holds one again."""
+        """The objects that changed in one commit of ``owner`` (every object of the commit: the
+        sink keeps those it holds) and the properties each changed. False: it holds none of
+        ``owner``'s objects, so the owner stops telling it until it holds one again."""
         ...
 
     def events(

@@ -168,7 +168,10 @@ class Context:
         self._roster: tuple[Committable, ...] | None = ()
         self.track_changes = False
         self.wakeup: threading.Event | None = None  # set by work-driven components
-        self.changed: list[tuple[Committable, Sequence[object]]] = []
+        # The objects a commit changed, and what each changed (its Props, in the same order):
+        # two lists, not a pair per object, so that tracking allocates nothing per change.
+        self.changed: list[Committable] = []
+        self.changed_props: list[Sequence[object]] = []
         self.emitted: list[tuple[Committable, EventMeta, tuple[Any, ...]]] = []
         # The bound of runtime.md §1.8 (0: unbounded). Droppable items are tracked by the
         # identity of their queue entry, with what to do when one is dropped.
@@ -388,8 +391,8 @@ class Context:
         """Commit every object changed in this cycle, atomically per object, and deliver their
         events; then (``sends``) send the buffered calls and results in order (:meth:`send`).
         With ``track_changes`` set, the objects whose properties changed are listed in
-        ``changed`` with their changed properties, for the kernel's interests. One frame: this
-        is the hot path of every cycle."""
+        ``changed`` and their changed properties in ``changed_props``, for the kernel's
+        interests. One frame: this is the hot path of every cycle."""
         if time is not None:
             self.time = time
         if self.dirty:
@@ -397,6 +400,7 @@ class Context:
             time = self.time
             watchers = self.watchers
             changed = self.changed if self.track_changes else None
+            changed_props = self.changed_props
             props: Sequence[object] | None
             for obj in dirty:
                 pending = obj._next_
@@ -430,7 +434,8 @@ class Context:
                     if not props:
                         continue
                 if changed is not None:
-                    changed.append((obj, props))
+                    changed.append(obj)
+                    changed_props.append(props)
                 if watchers:
                     seen = watchers.get(obj)
                     if seen:

@@ -88,20 +88,18 @@ class _Exposed(NamedTuple):
     owner: Context
 
 
-Changed = Sequence[tuple[NativeObject, Sequence[Prop]]]  # a commit's changes, as owners list them
-
-
 class _Encoded(NamedTuple):
     """Changes of a commit, encoded as the columns of ``wire.Changes``: their objects' ids
     (packed), where each state ends (a ``range`` when they are of one size), their states (each
     ``sep`` then a piece, ``codec.Column``); and what changed (to name a change in a log line),
-    in the same order."""
+    the objects and their changed properties, in the same order."""
 
     ids: bytes
     ends: Sequence[int]
     sep: bytes
     pieces: Sequence[bytes | bytearray]
-    changed: Changed
+    objects: Sequence[NativeObject]
+    props: Sequence[Sequence[Prop]]
 
     def part(self, start: int, end: int) -> _Encoded:
         """Changes ``start`` to ``end`` alone."""
@@ -113,7 +111,12 @@ class _Encoded(NamedTuple):
             base = ends[start - 1] if start else 0
             part = [e - base for e in ends[start:end]]
         ids, pieces = self.ids[8 * start : 8 * end], self.pieces[start:end]
-        return _Encoded(ids, part, self.sep, pieces, self.changed[start:end])
+        objects, props = self.objects[start:end], self.props[start:end]
+        return _Encoded(ids, part, self.sep, pieces, objects, props)
+
+    def what(self) -> str:
+        """The change, named (an item of one change that does not fit in a message)."""
+        return _changed_what(self.objects[0], self.props[0])
 
     def number(self) -> int:
         return len(self.ends)
@@ -136,20 +139,23 @@ class _Encoded(NamedTuple):
 class _Packed(NamedTuple):
     """Changes of a commit that changed the same one fixed-size property of every object, as
     the columns of ``wire.Column``: the objects' ids (packed), the property's member id, the
-    size of one value and the values packed; and what changed, in the same order."""
+    size of one value and the values packed; and what changed, the objects in the same order
+    and the property."""
 
     ids: bytes
     member: int
     width: int
     values: bytes
-    changed: Changed
+    objects: Sequence[NativeObject]
+    prop: Sequence[Prop]  # ``Prop.alone``
 
     def part(self, start: int, end: int) -> _Packed:
-        ids, values = (
-            self.ids[8 * start : 8 * end],
-            self.values[self.width * start : self.width * end],
-        )
-        return _Packed(ids, self.member, self.width, values, self.changed[start:end])
+        width = self.width
+        ids, values = self.ids[8 * start : 8 * end], self.values[width * start : width * end]
+        return _Packed(ids, self.member, width, values, self.objects[start:end], self.prop)
+
+    def what(self) -> str:
+        return _changed_what(self.objects[0], self.prop)
 
     def number(self) -> int:
         return len(self.ids) // 8
@@ -177,12 +183,9 @@ class _Alike(NamedTuple):
 
 
 _oid_of = operator.attrgetter("oid")
-_object_of = operator.itemgetter(0)
-_props_of = operator.itemgetter(1)
 
 
-def _changed_what(changed: Sequence[tuple[NativeObject, Sequence[Prop]]]) -> str:
-    ((obj, props),) = changed
+def _changed_what(obj: NativeObject, props: Sequence[Prop]) -> str:
     return f"{obj._address_} ({', '.join(p.meta.stl_name for p in props)})"
 
 
@@ -268,7 +271,13 @@ class Outbox:
 
     # -- the owners' commits (their threads) --------------------------------------------------
 
-    def changes(self, owner: Context, time: int, changed: Changed) -> bool:
+    def changes(
+        self,
+        owner: Context,
+        time: int,
+        objects: list[NativeObject],
+        props: list[Sequence[Prop]],
+    ) -> bool:
         """The exposed objects that changed, one copy whatever the interests holding them, as
         one :class:`~sengen.runtime.components.transport.wire.Changes` item (or more, should they
         not fit in one message). The hot path of remote traffic."""
@@ -276,41 +285,39 @@ class Outbox:
             if not self._owners.get(owner):
                 return False
             self._select(owner)
-            encoded = self._alike(owner, changed) or self._each(changed)
+            encoded = self._alike(owner, objects, props) or self._each(objects, props)
             if encoded.number():
                 self._place(time, encoded)
         return True
 
-    def _alike(self, owner: Context, changed: Changed) -> _Encoded | _Packed | None:
+    def _alike(
+        self, owner: Context, objects: list[NativeObject], props: list[Sequence[Prop]]
+    ) -> _Encoded | _Packed | None:
         """A commit that changed the same one property of objects of one class (updated alike,
         the common case): the changes of those exposed, encoded without a Python step per
         object; None for any other commit, or when a value fails: then each is encoded alone,
         and the one that fails is named."""
-        if not changed:
+        if not objects:
             return None
-        first = changed[0][1]
-        props = list(map(_props_of, changed))
+        first = props[0]
         if len(first) != 1 or props.count(first) != len(props):  # Props: by identity
             return None
-        objects = list(map(_object_of, changed))
         last = self._last.get(owner)
         if last is None or objects != last.objects:  # by identity
             last = self._last[owner] = self._alike_of(objects)
         if last.codec is None:
-            return _Encoded(b"", [], b"", [], [])  # nothing exposed changed
+            return _Encoded(b"", [], b"", [], [], [])  # nothing exposed changed
         exposed = last.exposed
-        if exposed is not objects:
-            changed = [(obj, first) for obj in exposed]
         key = first[0].key
         packed = last.codec.column_writers.get(key)
         try:
             if packed is not None:
                 write, member, width = packed
-                return _Packed(last.ids, member, width, write(exposed), changed)
+                return _Packed(last.ids, member, width, write(exposed), exposed, first)
             ends, sep, pieces = last.codec.columns[key](exposed)
         except (ValueError, TypeError):  # a value checks let through
             return None
-        return _Encoded(last.ids, ends, sep, pieces, changed)
+        return _Encoded(last.ids, ends, sep, pieces, exposed, [first] * len(exposed))
 
     def _alike_of(self, objects: list[NativeObject]) -> _Alike:
         found = list(map(self._wire.get, objects))
@@ -326,15 +333,15 @@ class Outbox:
         # Objects of one class: one codec (a subclass sharing the Prop reads the same).
         return _Alike(objects, exposed, ids, kept[0].codec)
 
-    def _each(self, changed: Changed) -> _Encoded:
+    def _each(self, objects: list[NativeObject], changed: list[Sequence[Prop]]) -> _Encoded:
         """The changes of the exposed objects of a commit, encoded one by one: a value that
         fails is logged and left out."""
         exposed = self._wire
         oids: list[int] = []
         states: list[bytes | bytearray] = []
-        kept: list[tuple[NativeObject, Sequence[Prop]]] = []
-        for change in changed:
-            obj, props = change
+        kept: list[NativeObject] = []
+        kept_props: list[Sequence[Prop]] = []
+        for obj, props in zip(objects, changed, strict=True):
             found = exposed.get(obj)
             if found is None:
                 continue
@@ -348,9 +355,10 @@ class Outbox:
                 continue
             oids.append(found.oid)
             states.append(state)
-            kept.append(change)
+            kept.append(obj)
+            kept_props.append(props)
         ends = list(itertools.accumulate(map(len, states)))
-        return _Encoded(wire.pack_ids(oids), ends, b"", states, kept)
+        return _Encoded(wire.pack_ids(oids), ends, b"", states, kept, kept_props)
 
     def _place(self, time: int, encoded: _Encoded | _Packed) -> None:
         """A commit's changes into items of messages (under the lock). A message goes before it
@@ -379,8 +387,7 @@ class Outbox:
 
     def _changes(self, time: int, encoded: _Encoded | _Packed) -> None:
         """Changes of a commit as an item of the message (under the lock)."""
-        changed = encoded.changed
-        what = functools.partial(_changed_what, changed) if len(changed) == 1 else _a_commit
+        what = encoded.what if encoded.number() == 1 else _a_commit
         head, tail = encoded.item(time)
         self._add(head, what, tail)
 
