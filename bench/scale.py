@@ -17,6 +17,9 @@ property per cycle (x, y, z in turn). Modes, each printing one line per N:
 * ``remote-idle``: N remote proxies of objects that never change, in one context without a
   transport (nothing arrives): the refresh time of its drain (median, p99), then the same with
   one proxy in a hundred receiving a commit per drain.
+* ``received``: the consumer's side of remote commits without Zenoh: N remote proxies, each
+  commit one ``Column`` message (one number of every object) handed to the transport's receive
+  path, the drain, then a loop reading every proxy's commit time: time per change of each.
 * ``remote``: ``--producers`` child processes share N objects; this process subscribes through
   the transport. Figures: publish time (the children's publication, wall clock, to this process
   holding all N), late-joiner discovery (a second kernel started afterwards, to all N), updates
@@ -33,6 +36,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import itertools
 import json
 import logging
 import os
@@ -642,6 +646,55 @@ def remote(base: Path, count: int, producers: int, args: argparse.Namespace) -> 
     )
 
 
+def received(cls: Any, count: int, commits: int = 30) -> str:
+    """The consumer's side of a remote commit that changed one number of every object, without
+    Zenoh: ``count`` remote proxies in one context, each commit a ``wire.Column`` message handed
+    to the transport's receive path, then the drain, then a loop reading every proxy's commit
+    time (what the ``remote`` consumer does): median time per change of each."""
+    from sengen.runtime.components.transport import wire
+    from sengen.runtime.components.transport.handles import RemoteHandle
+    from sengen.runtime.components.transport.transport import Peer, Transport
+
+    sender = "s" * 32
+    transport = Transport()
+    peer = transport._peers[sender] = Peer(sender, 0, label="producer/1")
+    context = Context("consumer")
+    context.thread = threading.get_ident()
+    _, proxy_class = registry.proxies(cls.META)
+    state = {"x": 0.0, "y": 0.0, "z": 0.0, "label": "e"}
+    proxies: list[Any] = []
+    for oid in range(1, count + 1):
+        handle = RemoteHandle(
+            cls.META, proxy_class, sender, oid, f"e{oid}", BUS, dict(state), 0, lambda *a: None,
+            peer.lock,
+        )  # fmt: skip
+        peer.handles[oid] = handle
+        proxies.append(handle.view_for(context))
+    ids = wire.pack_ids(range(1, count + 1))
+    members = [class_codec(cls.META).column_writers[p][1] for p in ("x", "y", "z")]
+    phases: list[list[int]] = [[], [], []]
+    for k in range(1, commits + 1):
+        values = struct.pack(f"<{count}d", *[float(k)] * count)
+        message = wire.Batch.header(sender) + wire.Column.item_head(
+            k, members[k % 3], 8, ids
+        ) + values  # fmt: skip
+        marks = [time.perf_counter_ns()]
+        transport.handle_frame("", message)
+        marks.append(time.perf_counter_ns())
+        context.refresh()
+        marks.append(time.perf_counter_ns())
+        shown = sum(1 for proxy in proxies if proxy.last_commit_time == k)
+        marks.append(time.perf_counter_ns())
+        assert shown == count  # every change arrived and shows
+        for phase, (begin, end) in zip(phases, itertools.pairwise(marks), strict=True):
+            phase.append(end - begin)
+    deliver, drain, read = (statistics.median(p) / count for p in phases)
+    return (
+        f"N={count:>6} remote commits received: deliver {deliver:.0f} ns, drain {drain:.0f} ns,"
+        f" read {read:.0f} ns per change"
+    )
+
+
 def remote_idle(cls: Any, count: int, drains: int = 200) -> str:
     """The drain's proxy refresh (``Context.refresh``) over ``count`` remote proxies: all idle,
     then one in a hundred fed an encoded commit before each drain, as the transport does."""
@@ -680,7 +733,7 @@ def remote_idle(cls: Any, count: int, drains: int = 200) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--counts", default="1000,10000,50000,100000")
-    parser.add_argument("--modes", default="producer,local,idle,remote-idle,remote")
+    parser.add_argument("--modes", default="producer,local,idle,remote-idle,received,remote")
     parser.add_argument("--rate", type=float, default=30.0, help="Hz (local, remote)")
     parser.add_argument("--seconds", type=float, default=10.0, help="each window")
     parser.add_argument("--producers", default="1,3", help="remote: child processes")
@@ -706,6 +759,8 @@ def main() -> None:
                     print(local(cls, count, args.rate, args.seconds, mode), flush=True)
             if "remote-idle" in modes:
                 print(remote_idle(still, count), flush=True)
+            if "received" in modes:
+                print(received(still, count), flush=True)
             if "remote" in modes:
                 for producers in [int(p) for p in args.producers.split(",")]:
                     print(remote(base, count, producers, args), flush=True)
