@@ -382,3 +382,31 @@ def test_a_value_the_column_cannot_pack_is_sent_alone_as_before(
         {"count": 3},
     ]
     assert f"set of {BUS}.g1 not sent" in caplog.text
+
+
+def test_a_column_reaches_objects_held_under_other_classes_by_their_own_codecs(
+    impls: ModuleType,
+) -> None:
+    """An object whose class this process read from its description (a dynamic proxy) and one
+    of the generated class, in one column: each decodes its value with its own class."""
+    from sengen.runtime.objects import describe
+
+    subscriber = Subscriber(impls)
+    start = {"label": "x", **{n: getattr(impls.Gauging("z"), n) for n in FIXED}}
+    generated = subscriber.hold(1, "g1", start)
+    dynamic_meta = describe.read(describe.describe(subscriber.meta))
+    assert dynamic_meta is not subscriber.meta
+    handle = RemoteHandle(
+        dynamic_meta, describe.dynamic_proxy(dynamic_meta), SENDER, 2, "g2", BUS, dict(start),
+        0, lambda *a: None, subscriber.peer.lock,
+    )  # fmt: skip
+    subscriber.peer.handles[2] = handle
+    dynamic: Any = handle.view_for(subscriber.context)
+    first, second = _value(impls, "count"), _value(impls, "count")
+    column = wire.Column(
+        SENDER, 9, member_id("count"), 4, (1, 2), struct.pack("<2i", first, second)
+    ).item()
+    subscriber.transport.handle_frame("", wire.Batch.header(SENDER) + column)
+    subscriber.drain()
+    assert (generated.count, dynamic.count) == (first, second)
+    assert generated.last_commit_time == dynamic.last_commit_time == 9

@@ -335,10 +335,9 @@ def deliver_column(
                 own = handle.meta
                 if own not in others:
                     others[own] = class_codec(own).decode_column(member, width, data)
-                name, other, errors = others[own]
-                value = other[index]
+                value = others[own][1][index]
             if value is SKIPPED:
-                refused(handle.address, errors)
+                refused(handle.address, errors if handle.meta is meta else others[own][2])
                 continue
             handle.time = time
             if handle.logs:
