@@ -279,7 +279,8 @@ class Outbox:
         props: list[Sequence[Prop]],
     ) -> bool:
         """The exposed objects that changed, one copy whatever the interests holding them, as
-        one :class:`~sengen.runtime.components.transport.wire.Changes` item (or more, should they
+        one :class:`~sengen.runtime.components.transport.wire.Column` or
+        :class:`~sengen.runtime.components.transport.wire.Changes` item (or more, should they
         not fit in one message). The hot path of remote traffic."""
         with self._lock:
             if not self._owners.get(owner):
