@@ -11,7 +11,7 @@ import struct
 import threading
 from collections.abc import Iterator
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from kernel_support import make_package
@@ -410,3 +410,30 @@ def test_a_column_reaches_objects_held_under_other_classes_by_their_own_codecs(
     subscriber.drain()
     assert (generated.count, dynamic.count) == (first, second)
     assert generated.last_commit_time == dynamic.last_commit_time == 9
+
+
+def test_a_peer_announcing_more_objects_than_allowed_gets_what_the_bound_allows(
+    impls: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 28's bad input: a publication of 20,000 objects from a process allowed 50 takes
+    in 50, and the rest is refused with one warning, whatever the frame claims."""
+    from sengen.runtime.components.transport.link import TransportConfig
+
+    transport = Transport(TransportConfig(max_objects_per_peer=50))
+    peer = transport._peers[SENDER] = Peer(SENDER, 0, label="producer/1")
+    transport._by_iid[1] = cast(Any, object())  # an open interest (no subscription behind it)
+    meta = impls.Gauging.META
+    codec = class_codec(meta)
+    state = codec.encode_state(
+        {p.stl_name: getattr(impls.Gauging("z"), p.py_name) for p in meta.all_properties}
+    )
+    count = 20_000
+    added = wire.Added(
+        SENDER, 1, 7, BUS, meta.qualified_name, meta.type_hash, b"",
+        tuple(range(1, count + 1)), tuple(f"g{i}" for i in range(count)), (state,) * count,
+    )  # fmt: skip
+    with caplog.at_level(logging.WARNING, "sengen.transport"):
+        transport.handle_frame("", wire.Batch.header(SENDER) + added.item())
+    assert len(peer.handles) == 50 and sorted(peer.handles) == list(range(1, 51))
+    refusals = [r for r in caplog.records if "over maxObjectsPerPeer (50)" in r.getMessage()]
+    assert len(refusals) == 1, caplog.text
