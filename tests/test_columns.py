@@ -419,7 +419,7 @@ def test_a_peer_announcing_more_objects_than_allowed_gets_what_the_bound_allows(
     in 50, and the rest is refused with one warning, whatever the frame claims."""
     from sengen.runtime.components.transport.link import TransportConfig
 
-    transport = Transport(TransportConfig(max_objects_per_peer=50))
+    transport = Transport(TransportConfig(maxObjectsPerPeer=50))
     peer = transport._peers[SENDER] = Peer(SENDER, 0, label="producer/1")
     transport._by_iid[1] = cast(Any, object())  # an open interest (no subscription behind it)
     meta = impls.Gauging.META
