@@ -482,11 +482,23 @@ class RemoteProxy(Object):
         call: Call[Any],
         caller: Context | None,
     ) -> None:
+        self._send_at_commit_(self, member, args, call, caller)
+
+    def _send_at_commit_(
+        self,
+        receiver: Any,
+        member: MethodMeta | PropertyMeta,
+        args: tuple[Any, ...],
+        call: Call[Any],
+        caller: Context | None,
+    ) -> None:
+        """Send the call at the caller's commit (at once from outside any component), kept
+        until ``receiver`` (``_receive_result_``) gets its result."""
         call_id = next(self._CALL_IDS)
 
         def send() -> None:
             if self._hold_call_(call_id, call, caller):
-                self._endpoint_.send_call(self, member, args, call_id)
+                self._endpoint_.send_call(receiver, member, args, call_id)
 
         if caller is None:
             send()

@@ -334,17 +334,8 @@ class AdaptedProxy(RemoteProxy):
             return
         remote, remote_args = outcome
         method = member.stl_name if isinstance(member, MethodMeta) else None
-        results = _Results(self, adapter, method)
-        call_id = next(self._CALL_IDS)
-
-        def send() -> None:
-            if self._hold_call_(call_id, call, caller):
-                self._endpoint_.send_call(results, remote, remote_args, call_id)  # type: ignore[arg-type]
-
-        if caller is None:
-            send()
-        else:
-            caller.send_at_commit(send)
+        results = _Results(self, adapter, method)  # converts the result back, then to us
+        self._send_at_commit_(results, remote, remote_args, call, caller)
 
     @classmethod
     def _recorded_(cls, handle: Any) -> Recorded:
