@@ -7,9 +7,10 @@ so what lives as long as the process is kept out of its way: what exists after s
 Those are made with the collector paused, each collection on the way would traverse them all
 again, and frozen once made (``gc.freeze``), so later collections only see what is young.
 
-Freezing keeps whatever unreachable cycle exists at that moment for good, so the young
-generations are collected before a burst (what was just dropped, a removal's proxies, goes
-then), and only bursts of additions freeze: they make long-lived structures, not garbage.
+Freezing keeps whatever unreachable cycle exists at that moment for good, so only bursts of
+additions freeze (they make long-lived structures, not garbage), and the young generations are
+collected first (what was just dropped, a removal's proxies, goes then): once per burst, not
+around every commit of several messages, most of which make nothing to keep.
 """
 
 from __future__ import annotations
@@ -31,12 +32,12 @@ def bulk(heavy: bool) -> Iterator[list[int]]:
         yield made
         return
     enabled = gc.isenabled()
-    gc.collect(1)  # the young generations: cheap, and nothing recent is frozen as garbage
     gc.disable()
     try:
         yield made
     finally:
         if made[0] >= BULK:
+            gc.collect(1)  # the young generations, so that no recent garbage is frozen
             gc.freeze()
         if enabled:
             gc.enable()
